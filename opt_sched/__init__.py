@@ -1,0 +1,56 @@
+"""opt_sched: optimal and certified-bounded schedules for I/O-aware HPC
+batch scheduling, and the gap of practical heuristics to them.
+
+The data flows one way: an :class:`Instance` goes into a method (a heuristic
+plan executed by :func:`simulate`, or an exact model through :func:`solve`),
+which yields a :class:`Schedule`; :func:`validate` judges it against the
+feasibility rules of SPEC §3 and :mod:`opt_sched.metrics` measures it.
+"""
+
+from .errors import (
+    InfeasibleScheduleError,
+    InstanceError,
+    OptionError,
+    OptSchedError,
+    PlanError,
+    ScheduleFormatError,
+    SolverError,
+)
+from .instance import Instance, Job, Partition, Platform
+from .io import (
+    instance_from_dict,
+    instance_to_dict,
+    read_instance,
+    read_schedule,
+    schedule_from_dict,
+    schedule_to_dict,
+    write_instance,
+    write_schedule,
+)
+from .schedule import JobSchedule, Schedule
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "InfeasibleScheduleError",
+    "Instance",
+    "InstanceError",
+    "Job",
+    "JobSchedule",
+    "OptSchedError",
+    "OptionError",
+    "Partition",
+    "PlanError",
+    "Platform",
+    "Schedule",
+    "ScheduleFormatError",
+    "SolverError",
+    "instance_from_dict",
+    "instance_to_dict",
+    "read_instance",
+    "read_schedule",
+    "schedule_from_dict",
+    "schedule_to_dict",
+    "write_instance",
+    "write_schedule",
+]

@@ -1,0 +1,442 @@
+"""The data model: partitions, the platform, jobs and the instance (SPEC §1-2).
+
+All records are frozen dataclasses that check themselves on construction and
+raise :class:`~opt_sched.errors.InstanceError` with a one-line message naming
+the field and the value. An :class:`Instance` is immutable; derive variants
+with :meth:`Instance.replace`.
+
+Notation (SPEC §2): job ``i`` has ``Q_i`` nodes, release ``r_i`` and
+``n_i`` iterations; iteration ``j`` is a compute phase of length ``w_ij``
+followed by an I/O phase of volume ``v_ij``. On a partition of bandwidth
+``b`` its contention-free length is
+
+.. math:: T_i(b) = \\sum_j \\left(w_{ij} + v_{ij} / b\\right).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .errors import InstanceError
+
+__all__ = ["Instance", "Job", "Partition", "Platform"]
+
+
+def _check_number(where: str, name: str, value: object, *, low: float = 0.0,
+                  strict: bool = False) -> float:
+    """Return ``value`` as a float, or raise naming ``where`` and ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InstanceError(f"{where}: {name}={value!r} is not a number")
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        raise InstanceError(f"{where}: {name}={value!r} is not finite")
+    if number < low or (strict and number == low):
+        relation = ">" if strict else ">="
+        raise InstanceError(f"{where}: {name}={value!r} must be {relation} {low:g}")
+    return number
+
+
+def _check_int(where: str, name: str, value: object, *, low: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InstanceError(f"{where}: {name}={value!r} is not an integer")
+    if isinstance(value, float) and not value.is_integer():
+        raise InstanceError(f"{where}: {name}={value!r} is not an integer")
+    number = int(value)
+    if number < low:
+        raise InstanceError(f"{where}: {name}={value!r} must be >= {low}")
+    return number
+
+
+@dataclass(frozen=True)
+class Partition:
+    """A set of ``nodes`` compute nodes behind one I/O node of ``bandwidth``.
+
+    Bandwidth is in volume units per second; an I/O phase of volume ``v``
+    lasts ``v / bandwidth`` seconds on this partition.
+    """
+
+    nodes: int
+    bandwidth: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes",
+                           _check_int("platform", "nodes", self.nodes, low=1))
+        object.__setattr__(self, "bandwidth", _check_number(
+            "platform", "bandwidth", self.bandwidth, strict=True))
+
+
+@dataclass(frozen=True)
+class Platform:
+    """``R`` partitions, each with its own I/O node (SPEC §1).
+
+    ``resources`` optionally names extra renewable capacities for the
+    average-bandwidth planning model (for instance ``{"bandwidth": 1.0,
+    "burst_buffer": 100}``), stored as sorted ``(name, capacity)`` pairs.
+    """
+
+    partitions: tuple[Partition, ...]
+    resources: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        parts = tuple(self.partitions)
+        if not parts:
+            raise InstanceError("platform: partitions=0 must be >= 1")
+        object.__setattr__(self, "partitions", parts)
+        checked = []
+        for name, cap in sorted(dict(self.resources).items()):
+            if not isinstance(name, str) or not name:
+                raise InstanceError(f"platform: resource name {name!r} is not a string")
+            checked.append((name, _check_number("platform", f"resources.{name}", cap)))
+        object.__setattr__(self, "resources", tuple(checked))
+
+    @classmethod
+    def homogeneous(cls, partitions: int = 1, nodes: int = 2048,
+                    bandwidth: float = 1.0) -> Platform:
+        """``partitions`` identical partitions of ``nodes`` and ``bandwidth``."""
+        count = _check_int("platform", "partitions", partitions, low=1)
+        return cls(tuple(Partition(nodes, bandwidth) for _ in range(count)))
+
+    @property
+    def num_partitions(self) -> int:
+        return len(self.partitions)
+
+    @property
+    def is_homogeneous(self) -> bool:
+        first = self.partitions[0]
+        return all(p == first for p in self.partitions)
+
+    @property
+    def total_nodes(self) -> int:
+        return sum(p.nodes for p in self.partitions)
+
+    @property
+    def max_nodes(self) -> int:
+        return max(p.nodes for p in self.partitions)
+
+    @property
+    def resource_capacity(self) -> dict[str, float]:
+        return dict(self.resources)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A rigid job: ``nodes`` nodes and a sequence of (compute, I/O) iterations.
+
+    ``compute[j]`` is ``w_ij`` in seconds and ``io_volume[j]`` is ``v_ij`` in
+    bandwidth x seconds; both tuples have one entry per iteration.
+    """
+
+    id: str
+    nodes: int
+    compute: tuple[float, ...]
+    io_volume: tuple[float, ...]
+    release: float = 0.0
+    user: str | None = None
+    walltime: float | None = None
+    after: tuple[str, ...] = ()
+    partition: int | None = None
+    demands: tuple[tuple[str, float], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise InstanceError(f"job {self.id!r}: id must be a non-empty string")
+        where = f"job {self.id!r}"
+        set_ = object.__setattr__
+        set_(self, "nodes", _check_int(where, "nodes", self.nodes, low=0))
+        compute = tuple(self.compute)
+        volume = tuple(self.io_volume)
+        if not compute:
+            raise InstanceError(f"{where}: iterations=0 must be >= 1")
+        if len(compute) != len(volume):
+            raise InstanceError(
+                f"{where}: {len(compute)} compute phases but {len(volume)} I/O phases")
+        set_(self, "compute", _check_phase_values(where, "compute", compute))
+        set_(self, "io_volume", _check_phase_values(where, "io_volume", volume))
+        set_(self, "release", _check_number(where, "release", self.release))
+        if self.walltime is not None:
+            set_(self, "walltime", _check_number(where, "walltime", self.walltime,
+                                                 strict=True))
+        if self.user is not None and not isinstance(self.user, str):
+            raise InstanceError(f"{where}: user={self.user!r} is not a string")
+        after = tuple(self.after)
+        for dep in after:
+            if not isinstance(dep, str):
+                raise InstanceError(f"{where}: after entry {dep!r} is not a job id")
+        if len(set(after)) != len(after):
+            raise InstanceError(f"{where}: after={list(after)!r} lists a job twice")
+        if self.id in after:
+            raise InstanceError(f"{where}: after lists the job itself")
+        set_(self, "after", after)
+        if self.partition is not None:
+            set_(self, "partition",
+                 _check_int(where, "partition", self.partition, low=0))
+        demands = []
+        for name, amount in sorted(dict(self.demands).items()):
+            demands.append((name, _check_number(where, f"demands.{name}", amount)))
+        set_(self, "demands", tuple(demands))
+
+    # -- derived quantities (SPEC §2) ------------------------------------
+    @property
+    def iterations(self) -> int:
+        """``n_i``."""
+        return len(self.compute)
+
+    @cached_property
+    def total_compute(self) -> float:
+        """``sum_j w_ij``."""
+        return math.fsum(self.compute)
+
+    @cached_property
+    def total_volume(self) -> float:
+        """``V_i = sum_j v_ij``."""
+        return math.fsum(self.io_volume)
+
+    @cached_property
+    def is_periodic(self) -> bool:
+        """All iterations have the same ``w`` and the same ``v``."""
+        return (all(w == self.compute[0] for w in self.compute)
+                and all(v == self.io_volume[0] for v in self.io_volume))
+
+    def length(self, bandwidth: float) -> float:
+        """``T_i(b) = sum_j (w_ij + v_ij / b)``, the contention-free length."""
+        return self.total_compute + self.total_volume / bandwidth
+
+    def io_time(self, bandwidth: float) -> float:
+        """``V_i / b``, the time the job spends on the I/O node."""
+        return self.total_volume / bandwidth
+
+    def average_bandwidth(self, bandwidth: float) -> float:
+        """``beta_i = V_i / T_i(b)`` (0 for a job of length 0)."""
+        length = self.length(bandwidth)
+        return self.total_volume / length if length > 0 else 0.0
+
+    def io_fraction(self, bandwidth: float) -> float:
+        """``(V_i / b) / T_i(b)``, the share of its time spent in I/O."""
+        length = self.length(bandwidth)
+        return self.io_time(bandwidth) / length if length > 0 else 0.0
+
+    def characteristic_time(self, bandwidth: float) -> float:
+        """The mean period ``T_i(b) / n_i`` (``w_i + v_i/b`` for a periodic job)."""
+        return self.length(bandwidth) / self.iterations
+
+    @cached_property
+    def compute_array(self) -> np.ndarray:
+        return np.asarray(self.compute, dtype=float)
+
+    @cached_property
+    def volume_array(self) -> np.ndarray:
+        return np.asarray(self.io_volume, dtype=float)
+
+    @property
+    def demand(self) -> dict[str, float]:
+        return dict(self.demands)
+
+    @classmethod
+    def periodic(cls, id: str, nodes: int, compute: float, io_volume: float,
+                 iterations: int = 1, **kwargs: object) -> Job:
+        """A job of ``iterations`` identical (compute, I/O) iterations."""
+        count = _check_int(f"job {id!r}", "iterations", iterations, low=1)
+        return cls(id, nodes, (compute,) * count, (io_volume,) * count, **kwargs)
+
+
+def _check_phase_values(where: str, name: str, values: tuple) -> tuple[float, ...]:
+    out = []
+    for index, value in enumerate(values):
+        out.append(_check_number(where, f"{name}[{index}]", value))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A platform and a batch of jobs, checked for consistency.
+
+    Checks: unique job ids; every ``after`` names a job of the instance and the
+    dependencies form no cycle; every job fits some partition
+    (``Q_i <= max_k P_k``) and, if it is pre-mapped, fits its partition;
+    every demand names a platform resource and does not exceed its capacity.
+    """
+
+    name: str
+    platform: Platform
+    jobs: tuple[Job, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise InstanceError(f"instance: name={self.name!r} is not a string")
+        jobs = tuple(self.jobs)
+        object.__setattr__(self, "jobs", jobs)
+        if not jobs:
+            raise InstanceError("instance: jobs is empty")
+        seen: dict[str, int] = {}
+        for index, job in enumerate(jobs):
+            if job.id in seen:
+                raise InstanceError(f"job {job.id!r}: duplicate id "
+                                    f"(jobs {seen[job.id]} and {index})")
+            seen[job.id] = index
+        widest = self.platform.max_nodes
+        capacity = self.platform.resource_capacity
+        for job in jobs:
+            if job.nodes > widest:
+                raise InstanceError(f"job {job.id!r}: nodes={job.nodes} exceeds every "
+                                    f"partition (max {widest})")
+            if job.partition is not None:
+                if job.partition >= self.platform.num_partitions:
+                    raise InstanceError(
+                        f"job {job.id!r}: partition={job.partition} does not exist "
+                        f"(platform has {self.platform.num_partitions})")
+                size = self.platform.partitions[job.partition].nodes
+                if job.nodes > size:
+                    raise InstanceError(
+                        f"job {job.id!r}: nodes={job.nodes} exceeds its partition "
+                        f"{job.partition} ({size} nodes)")
+            for dep in job.after:
+                if dep not in seen:
+                    raise InstanceError(f"job {job.id!r}: after names unknown job {dep!r}")
+            for name, amount in job.demands:
+                if name not in capacity:
+                    raise InstanceError(
+                        f"job {job.id!r}: demands.{name} names no platform resource")
+                if amount > capacity[name]:
+                    raise InstanceError(
+                        f"job {job.id!r}: demands.{name}={amount:g} exceeds the "
+                        f"capacity {capacity[name]:g}")
+        cycle = _find_cycle(jobs)
+        if cycle:
+            raise InstanceError("instance: dependency cycle " + " -> ".join(cycle))
+
+    # -- lookups -----------------------------------------------------------
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Job id -> position in :attr:`jobs`."""
+        return {job.id: i for i, job in enumerate(self.jobs)}
+
+    def job(self, job_id: str) -> Job:
+        try:
+            return self.jobs[self.index[job_id]]
+        except KeyError:
+            raise InstanceError(f"instance: no job {job_id!r}") from None
+
+    @property
+    def num_jobs(self) -> int:
+        return len(self.jobs)
+
+    @property
+    def num_io_phases(self) -> int:
+        return sum(job.iterations for job in self.jobs)
+
+    @cached_property
+    def has_dependencies(self) -> bool:
+        return any(job.after for job in self.jobs)
+
+    @cached_property
+    def is_mapped(self) -> bool:
+        """Every job names its partition (the IO-SCHED case)."""
+        return all(job.partition is not None for job in self.jobs)
+
+    def topological_order(self) -> list[int]:
+        """Job indices such that every job comes after its predecessors."""
+        order = _topological(self.jobs)
+        assert order is not None
+        return order
+
+    def bandwidth_of(self, job: Job) -> float:
+        """The bandwidth ``b`` used to define the job's stretch and length.
+
+        A pre-mapped job uses its partition's bandwidth. Otherwise the largest
+        bandwidth of the platform (the seeds' ``b``, all partitions being
+        equal there): the fastest the job could ever run.
+        """
+        if job.partition is not None:
+            return self.platform.partitions[job.partition].bandwidth
+        return max(p.bandwidth for p in self.platform.partitions)
+
+    def io_load(self) -> float:
+        """I/O load ``alpha`` (seed 003 eq. 6, SPEC §4).
+
+        .. math:: \\alpha = P \\sum_i (V_i / b) / \\sum_i Q_i T_i(b)
+
+        with ``P`` the nodes and ``b`` the bandwidth of one partition (the
+        largest ones on a heterogeneous platform).
+        """
+        nodes = self.platform.max_nodes
+        band = max(p.bandwidth for p in self.platform.partitions)
+        work = sum(job.nodes * job.length(band) for job in self.jobs)
+        if work <= 0:
+            return 0.0
+        return nodes * sum(job.total_volume / band for job in self.jobs) / work
+
+    def replace(self, **changes: object) -> Instance:
+        """A copy with some fields changed (checked again)."""
+        return dataclasses.replace(self, **changes)
+
+    def with_jobs(self, jobs: Iterable[Job]) -> Instance:
+        return self.replace(jobs=tuple(jobs))
+
+    def subset(self, job_ids: Sequence[str], name: str | None = None) -> Instance:
+        """The instance restricted to ``job_ids`` (dependencies outside dropped)."""
+        keep = set(job_ids)
+        jobs = [dataclasses.replace(j, after=tuple(d for d in j.after if d in keep))
+                for j in self.jobs if j.id in keep]
+        return Instance(name or self.name, self.platform, tuple(jobs))
+
+    def mapped_to(self, mapping: Mapping[str, int]) -> Instance:
+        """A copy where each job of ``mapping`` is pre-mapped to a partition."""
+        jobs = [dataclasses.replace(j, partition=mapping.get(j.id, j.partition))
+                for j in self.jobs]
+        return self.with_jobs(jobs)
+
+
+def _topological(jobs: Sequence[Job]) -> list[int] | None:
+    """Kahn's algorithm; ``None`` if the dependencies contain a cycle."""
+    index = {job.id: i for i, job in enumerate(jobs)}
+    indegree = [0] * len(jobs)
+    successors: list[list[int]] = [[] for _ in jobs]
+    for i, job in enumerate(jobs):
+        for dep in job.after:
+            if dep in index:
+                successors[index[dep]].append(i)
+                indegree[i] += 1
+    ready = [i for i, d in enumerate(indegree) if d == 0]
+    order: list[int] = []
+    while ready:
+        i = ready.pop()
+        order.append(i)
+        for s in successors[i]:
+            indegree[s] -= 1
+            if indegree[s] == 0:
+                ready.append(s)
+    return order if len(order) == len(jobs) else None
+
+
+def _find_cycle(jobs: Sequence[Job]) -> list[str]:
+    """The ids along one dependency cycle, or ``[]`` if there is none."""
+    if not any(job.after for job in jobs) or _topological(jobs) is not None:
+        return []
+    by_id = {job.id: job for job in jobs}
+    state: dict[str, int] = {}
+    for start in by_id:
+        if start in state:
+            continue
+        stack = [(start, iter(by_id[start].after))]
+        path = [start]
+        state[start] = 1
+        while stack:
+            node, deps = stack[-1]
+            nxt = next(deps, None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+                path.pop()
+            elif state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            elif nxt not in state and nxt in by_id:
+                state[nxt] = 1
+                stack.append((nxt, iter(by_id[nxt].after)))
+                path.append(nxt)
+    return ["?"]

@@ -1,0 +1,315 @@
+"""Reading and writing instances and schedules as JSON.
+
+The formats are documented in ``instances/README.md`` and the instance format
+has a JSON Schema in ``instances/schema.json``. Every error names the file
+(when there is one), the field and the value, on one line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import InstanceError, OptSchedError, ScheduleFormatError
+from .instance import Instance, Job, Partition, Platform
+from .schedule import JobSchedule, Schedule
+
+__all__ = [
+    "instance_from_dict",
+    "instance_to_dict",
+    "read_instance",
+    "read_schedule",
+    "schedule_from_dict",
+    "schedule_to_dict",
+    "write_instance",
+    "write_schedule",
+]
+
+_TOP_KEYS = {"name", "description", "platform", "jobs"}
+_PLATFORM_KEYS = {"partitions", "nodes", "bandwidth", "resources"}
+_PARTITION_KEYS = {"nodes", "bandwidth"}
+_JOB_KEYS = {"id", "nodes", "compute", "io_volume", "iterations", "phases",
+             "release", "user", "walltime", "after", "partition", "demands"}
+_PHASE_KEYS = {"compute", "io_volume"}
+
+
+def _require_mapping(where: str, value: object) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InstanceError(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def _reject_unknown(where: str, data: Mapping[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise InstanceError(f"{where}: unknown key {unknown[0]!r} "
+                            f"(allowed: {', '.join(sorted(allowed))})")
+
+
+def _require(where: str, data: Mapping[str, Any], key: str) -> Any:
+    if key not in data:
+        raise InstanceError(f"{where}: missing field {key!r}")
+    return data[key]
+
+
+def _platform_from_dict(data: object) -> Platform:
+    data = _require_mapping("platform", data)
+    _reject_unknown("platform", data, _PLATFORM_KEYS)
+    parts = _require("platform", data, "partitions")
+    resources = data.get("resources", {})
+    _require_mapping("platform.resources", resources)
+    if isinstance(parts, list):
+        for key in ("nodes", "bandwidth"):
+            if key in data:
+                raise InstanceError(f"platform: {key!r} must go inside each partition "
+                                    "when partitions is a list")
+        if not parts:
+            raise InstanceError("platform: partitions=[] must list >= 1 partition")
+        partitions = []
+        for k, part in enumerate(parts):
+            where = f"platform.partitions[{k}]"
+            part = _require_mapping(where, part)
+            _reject_unknown(where, part, _PARTITION_KEYS)
+            try:
+                partitions.append(Partition(_require(where, part, "nodes"),
+                                            part.get("bandwidth", 1.0)))
+            except InstanceError as err:
+                raise InstanceError(str(err).replace("platform", where, 1)) from None
+        return Platform(tuple(partitions), tuple(resources.items()))
+    if isinstance(parts, bool) or not isinstance(parts, int):
+        raise InstanceError(f"platform: partitions={parts!r} must be an integer "
+                            "or a list of partitions")
+    if parts < 1:
+        raise InstanceError(f"platform: partitions={parts} must be >= 1")
+    nodes = _require("platform", data, "nodes")
+    part = Partition(nodes, data.get("bandwidth", 1.0))
+    return Platform((part,) * parts, tuple(resources.items()))
+
+
+def _job_from_dict(index: int, data: object) -> Job:
+    data = _require_mapping(f"jobs[{index}]", data)
+    where = f"job {data['id']!r}" if "id" in data else f"jobs[{index}]"
+    _reject_unknown(where, data, _JOB_KEYS)
+    job_id = _require(where, data, "id")
+    if isinstance(job_id, int) and not isinstance(job_id, bool):
+        raise InstanceError(f"jobs[{index}]: id={job_id!r} must be a string "
+                            f"(write \"{job_id}\")")
+    nodes = _require(where, data, "nodes")
+    if "phases" in data:
+        for key in ("compute", "io_volume", "iterations"):
+            if key in data:
+                raise InstanceError(f"{where}: give either 'phases' or '{key}', "
+                                    "not both")
+        phases = data["phases"]
+        if not isinstance(phases, list) or not phases:
+            raise InstanceError(f"{where}: phases must be a non-empty list")
+        compute, volume = [], []
+        for j, phase in enumerate(phases):
+            phase = _require_mapping(f"{where}: phases[{j}]", phase)
+            _reject_unknown(f"{where}: phases[{j}]", phase, _PHASE_KEYS)
+            compute.append(_require(f"{where}: phases[{j}]", phase, "compute"))
+            volume.append(phase.get("io_volume", 0.0))
+    else:
+        w = _require(where, data, "compute")
+        v = data.get("io_volume", 0.0)
+        count = data.get("iterations", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InstanceError(f"{where}: iterations={count!r} must be an "
+                                "integer >= 1")
+        compute, volume = [w] * count, [v] * count
+    after = data.get("after", [])
+    if not isinstance(after, list):
+        raise InstanceError(f"{where}: after={after!r} must be a list of job ids")
+    demands = data.get("demands", {})
+    _require_mapping(f"{where}: demands", demands)
+    return Job(job_id, nodes, tuple(compute), tuple(volume),
+               release=data.get("release", 0.0), user=data.get("user"),
+               walltime=data.get("walltime"), after=tuple(after),
+               partition=data.get("partition"), demands=tuple(demands.items()))
+
+
+def instance_from_dict(data: object, name: str | None = None) -> Instance:
+    """Build a checked :class:`Instance` from parsed JSON."""
+    data = _require_mapping("instance", data)
+    _reject_unknown("instance", data, _TOP_KEYS)
+    platform = _platform_from_dict(_require("instance", data, "platform"))
+    jobs_data = _require("instance", data, "jobs")
+    if not isinstance(jobs_data, list):
+        raise InstanceError("instance: jobs must be a list")
+    jobs = tuple(_job_from_dict(i, job) for i, job in enumerate(jobs_data))
+    return Instance(data.get("name", name or "instance"), platform, jobs)
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+
+
+def instance_to_dict(instance: Instance) -> dict[str, Any]:
+    """The JSON form of an instance (periodic jobs written compactly)."""
+    plat = instance.platform
+    if plat.is_homogeneous:
+        part = plat.partitions[0]
+        platform: dict[str, Any] = {"partitions": plat.num_partitions,
+                                    "nodes": part.nodes,
+                                    "bandwidth": _number(part.bandwidth)}
+    else:
+        platform = {"partitions": [{"nodes": p.nodes, "bandwidth": _number(p.bandwidth)}
+                                   for p in plat.partitions]}
+    if plat.resources:
+        platform["resources"] = {k: _number(v) for k, v in plat.resources}
+    jobs = []
+    for job in instance.jobs:
+        entry: dict[str, Any] = {"id": job.id, "nodes": job.nodes}
+        if job.is_periodic:
+            entry["compute"] = _number(job.compute[0])
+            entry["io_volume"] = _number(job.io_volume[0])
+            entry["iterations"] = job.iterations
+        else:
+            entry["phases"] = [{"compute": _number(w), "io_volume": _number(v)}
+                               for w, v in zip(job.compute, job.io_volume)]
+        if job.release:
+            entry["release"] = _number(job.release)
+        for key in ("user", "walltime", "partition"):
+            value = getattr(job, key)
+            if value is not None:
+                entry[key] = value
+        if job.after:
+            entry["after"] = list(job.after)
+        if job.demands:
+            entry["demands"] = {k: _number(v) for k, v in job.demands}
+        jobs.append(entry)
+    return {"name": instance.name, "platform": platform, "jobs": jobs}
+
+
+def _load_json(path: str | Path, kind: type[OptSchedError]) -> Any:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise kind(f"{path}: no such file") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
+        raise kind(f"{path}: cannot read ({err.__class__.__name__})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise kind(f"{path}: not valid JSON (line {err.lineno}, column "
+                   f"{err.colno}: {err.msg})") from None
+
+
+def read_instance(path: str | Path) -> Instance:
+    """Read an instance file (JSON, or a PSPLIB ``.sm`` file)."""
+    path = Path(path)
+    if path.suffix.lower() == ".sm":
+        from .workloads.psplib import read_psplib
+
+        return read_psplib(path)
+    data = _load_json(path, InstanceError)
+    try:
+        return instance_from_dict(data, name=path.stem)
+    except InstanceError as err:
+        raise InstanceError(f"{path}: {err}") from None
+
+
+def write_instance(instance: Instance, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(instance_to_dict(instance), indent=1) + "\n")
+
+
+# -- schedules -------------------------------------------------------------
+_SCHEDULE_KEYS = {"instance", "method", "jobs", "packs", "info"}
+_JOB_SCHEDULE_KEYS = {"id", "partition", "compute_starts", "io_starts"}
+_JOB_SCHEDULE_OPTIONAL = {"compute_ends", "io_ends"}
+
+
+def _float_list(where: str, value: object) -> tuple[float, ...]:
+    if not isinstance(value, list):
+        raise ScheduleFormatError(f"{where} must be a list of numbers")
+    out = []
+    for j, x in enumerate(value):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            raise ScheduleFormatError(f"{where}[{j}]={x!r} is not a finite number")
+        out.append(float(x))
+    return tuple(out)
+
+
+def schedule_from_dict(data: object) -> Schedule:
+    """Build a :class:`Schedule` from parsed JSON (shape not yet checked)."""
+    if not isinstance(data, Mapping):
+        raise ScheduleFormatError("schedule: expected an object")
+    unknown = sorted(set(data) - _SCHEDULE_KEYS)
+    if unknown:
+        raise ScheduleFormatError(f"schedule: unknown key {unknown[0]!r}")
+    if "jobs" not in data or not isinstance(data["jobs"], list):
+        raise ScheduleFormatError("schedule: missing field 'jobs' (a list)")
+    jobs = []
+    for i, entry in enumerate(data["jobs"]):
+        if not isinstance(entry, Mapping):
+            raise ScheduleFormatError(f"schedule: jobs[{i}] is not an object")
+        bad = sorted(set(entry) - _JOB_SCHEDULE_KEYS - _JOB_SCHEDULE_OPTIONAL)
+        if bad:
+            raise ScheduleFormatError(f"schedule: jobs[{i}]: unknown key {bad[0]!r}")
+        for key in _JOB_SCHEDULE_KEYS:
+            if key not in entry:
+                raise ScheduleFormatError(f"schedule: jobs[{i}]: missing field {key!r}")
+        job_id = entry["id"]
+        part = entry["partition"]
+        if isinstance(part, bool) or not isinstance(part, int):
+            raise ScheduleFormatError(
+                f"schedule: job {job_id!r}: partition={part!r} is not an integer")
+        jobs.append(JobSchedule(
+            str(job_id), part,
+            _float_list(f"schedule: job {job_id!r}: compute_starts",
+                        entry["compute_starts"]),
+            _float_list(f"schedule: job {job_id!r}: io_starts", entry["io_starts"]),
+            *(_float_list(f"schedule: job {job_id!r}: {key}", entry[key])
+              if key in entry else None for key in ("compute_ends", "io_ends"))))
+    packs = data.get("packs")
+    if packs is not None:
+        if not isinstance(packs, list) or not all(
+                isinstance(part, list) and all(
+                    isinstance(p, list) and all(isinstance(x, str) for x in p)
+                    for p in part) for part in packs):
+            raise ScheduleFormatError(
+                "schedule: packs must be a list (one per partition) of lists of "
+                "job-id lists")
+        packs = tuple(tuple(tuple(p) for p in part) for part in packs)
+    info = data.get("info", {})
+    return Schedule(tuple(jobs), packs=packs, method=str(data.get("method", "")),
+                    info=dict(info) if isinstance(info, Mapping) else {})
+
+
+def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
+                     ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if instance is not None:
+        out["instance"] = instance.name
+    if schedule.method:
+        out["method"] = schedule.method
+    out["jobs"] = [{"id": js.id, "partition": js.partition,
+                    "compute_starts": [_number(x) for x in js.compute_starts],
+                    "io_starts": [_number(x) for x in js.io_starts],
+                    **{key: [_number(x) for x in getattr(js, key)]
+                       for key in ("compute_ends", "io_ends")
+                       if getattr(js, key) is not None}}
+                   for js in schedule.jobs]
+    if schedule.packs is not None:
+        out["packs"] = [[list(p) for p in part] for part in schedule.packs]
+    if schedule.info:
+        out["info"] = {k: v for k, v in schedule.info.items()
+                       if isinstance(v, (str, int, float, bool)) or v is None}
+    return out
+
+
+def read_schedule(path: str | Path) -> Schedule:
+    data = _load_json(path, ScheduleFormatError)
+    try:
+        return schedule_from_dict(data)
+    except ScheduleFormatError as err:
+        raise ScheduleFormatError(f"{path}: {err}") from None
+
+
+def write_schedule(schedule: Schedule, path: str | Path,
+                   instance: Instance | None = None) -> None:
+    Path(path).write_text(json.dumps(schedule_to_dict(schedule, instance)) + "\n")

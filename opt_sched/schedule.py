@@ -1,0 +1,136 @@
+"""Timed schedules: what every method produces and the validator judges.
+
+A :class:`Schedule` gives each job a partition ``k(i)`` and the start time of
+every phase: ``compute_starts[j]`` for compute phase ``j`` and ``io_starts[j]``
+for I/O phase ``j``. Phase lengths are not stored; they follow from the
+instance (``w_ij`` and ``v_ij / b_k(i)``). A method may also state the end
+times it believes (``compute_ends``, ``io_ends``); the validator then checks
+them against the true lengths (SPEC §3 rule 2). A schedule makes no claim of
+feasibility: :func:`opt_sched.validate` decides that.
+
+``packs`` is set only by pack schedules: for every partition, its ordered
+packs as tuples of job ids (SPEC §3 rule 6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .errors import ScheduleFormatError
+from .instance import Instance, Job
+
+__all__ = ["JobSchedule", "Packs", "Schedule"]
+
+Packs = tuple[tuple[tuple[str, ...], ...], ...]
+"""``packs[k][p]`` = the ids of pack ``p`` on partition ``k``, in order."""
+
+
+@dataclass(frozen=True)
+class JobSchedule:
+    """Where and when the phases of one job run."""
+
+    id: str
+    partition: int
+    compute_starts: tuple[float, ...]
+    io_starts: tuple[float, ...]
+    compute_ends: tuple[float, ...] | None = None
+    io_ends: tuple[float, ...] | None = None
+
+    @property
+    def start(self) -> float:
+        """``S_i``: the start of the first phase."""
+        return self.compute_starts[0]
+
+    def completion(self, job: Job, bandwidth: float) -> float:
+        """``C_i``: the end of the last I/O phase (of the last compute if later)."""
+        last_io = self.io_starts[-1] + job.io_volume[-1] / bandwidth
+        last_compute = self.compute_starts[-1] + job.compute[-1]
+        return max(last_io, last_compute)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A timed schedule of an instance, one :class:`JobSchedule` per job."""
+
+    jobs: tuple[JobSchedule, ...]
+    packs: Packs | None = None
+    method: str = ""
+    info: Mapping[str, object] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "jobs", tuple(self.jobs))
+        if self.packs is not None:
+            object.__setattr__(self, "packs", tuple(
+                tuple(tuple(pack) for pack in part) for part in self.packs))
+
+    @cached_property
+    def by_id(self) -> dict[str, JobSchedule]:
+        return {js.id: js for js in self.jobs}
+
+    def __getitem__(self, job_id: str) -> JobSchedule:
+        return self.by_id[job_id]
+
+    def check_shape(self, instance: Instance) -> None:
+        """Raise :class:`ScheduleFormatError` unless the schedule has exactly
+        one entry per job with one start per phase on an existing partition.
+
+        This is a shape check only; feasibility is the validator's job.
+        """
+        ids = [js.id for js in self.jobs]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise ScheduleFormatError(f"schedule: job {dup!r} appears twice")
+        for job_id in ids:
+            if job_id not in instance.index:
+                raise ScheduleFormatError(f"schedule: job {job_id!r} is not in the "
+                                          f"instance {instance.name!r}")
+        for job in instance.jobs:
+            js = self.by_id.get(job.id)
+            if js is None:
+                raise ScheduleFormatError(f"schedule: job {job.id!r} is missing")
+            if not 0 <= js.partition < instance.platform.num_partitions:
+                raise ScheduleFormatError(
+                    f"schedule: job {job.id!r}: partition={js.partition} does not "
+                    f"exist (platform has {instance.platform.num_partitions})")
+            for name in ("compute_starts", "io_starts", "compute_ends", "io_ends"):
+                if getattr(js, name) is None:
+                    continue
+                got = len(getattr(js, name))
+                if got != job.iterations:
+                    raise ScheduleFormatError(
+                        f"schedule: job {job.id!r}: {name} has {got} entries, "
+                        f"expected {job.iterations}")
+
+    # -- derived times ---------------------------------------------------
+    def bandwidth(self, instance: Instance, job_id: str) -> float:
+        return instance.platform.partitions[self.by_id[job_id].partition].bandwidth
+
+    def start(self, job_id: str) -> float:
+        return self.by_id[job_id].start
+
+    def completion(self, instance: Instance, job_id: str) -> float:
+        js = self.by_id[job_id]
+        bandwidth = instance.platform.partitions[js.partition].bandwidth
+        return js.completion(instance.job(job_id), bandwidth)
+
+    def completions(self, instance: Instance) -> dict[str, float]:
+        return {job.id: self.completion(instance, job.id) for job in instance.jobs}
+
+    def makespan(self, instance: Instance) -> float:
+        """``C_max = max_i C_i``."""
+        return max(self.completions(instance).values())
+
+    def stretches(self, instance: Instance) -> dict[str, float]:
+        """``(C_i - S_i) / T_i(b)`` per job, with ``b`` as in
+        :meth:`Instance.bandwidth_of` (1 for a job of length 0)."""
+        out = {}
+        for job in instance.jobs:
+            length = job.length(instance.bandwidth_of(job))
+            span = self.completion(instance, job.id) - self.start(job.id)
+            out[job.id] = span / length if length > 0 else 1.0
+        return out
+
+    def max_stretch(self, instance: Instance) -> float:
+        return max(self.stretches(instance).values())
