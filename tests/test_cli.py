@@ -1,0 +1,103 @@
+"""End-to-end tests of the ``opt-sched`` command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from opt_sched.cli import main
+
+from .conftest import INSTANCES
+
+pytest.importorskip("opt_sched.simulation")
+pytest.importorskip("opt_sched.validation")
+
+TUCAN = str(INSTANCES / "tucan5.json")
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """The real entry point in a fresh interpreter (``python -m opt_sched``)."""
+    return subprocess.run([sys.executable, "-m", "opt_sched", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_simulate_then_validate_then_corrupt(tmp_path):
+    out = tmp_path / "s.json"
+    done = run_cli("simulate", TUCAN, "--io-policy", "fifo", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.exists()
+    done = run_cli("validate", TUCAN, str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    # Corrupt one io_starts value so that two I/O phases overlap.
+    data = json.loads(out.read_text())
+    first, second = data["jobs"][0], data["jobs"][1]
+    first["io_starts"][5] = second["io_starts"][3] + 0.5 * 5.0 / 1.0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    done = run_cli("validate", TUCAN, str(bad))
+    assert done.returncode == 1
+    assert "exclusive-io" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_validate_json_lists_violations(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert main(["simulate", str(INSTANCES / "tiny2.json"), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    data["jobs"][1]["io_starts"][0] = data["jobs"][0]["io_starts"][0]
+    out.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["validate", str(INSTANCES / "tiny2.json"), str(out), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["feasible"] is False
+    assert any(v["rule"] == 5 for v in report["violations"])
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["simulate", "nope.json"], "nope.json: no such file"),
+    (["simulate", TUCAN, "--io-policy", "random-walk"], "random-walk"),
+    (["simulate", TUCAN, "--plan", "packs"], "--plan packs needs --plan-file"),
+    (["simulate", TUCAN, "--plan", "teleport"], "invalid choice: 'teleport'"),
+    (["simulate", TUCAN, "--sensibility", "-1"], "must be a positive number"),
+    (["validate", TUCAN, str(INSTANCES / "tiny2.json")], "schedule"),
+    (["bounds"], "the following arguments are required"),
+])
+def test_bad_input_exits_2_with_one_line(args, fragment, capsys):
+    with pytest.raises(SystemExit) as info:
+        code = main(args)
+        raise SystemExit(code)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_bad_instance_file_from_a_real_process(tmp_path):
+    bad = tmp_path / "wide.json"
+    bad.write_text(json.dumps({"platform": {"partitions": 1, "nodes": 2048},
+                               "jobs": [{"id": "a7", "nodes": 4096, "compute": 1}]}))
+    done = run_cli("bounds", str(bad))
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith(
+        "job 'a7': nodes=4096 exceeds every partition (max 2048)")
+    assert "Traceback" not in done.stderr
+
+
+def test_bounds_and_metrics_json(tmp_path, capsys):
+    pytest.importorskip("opt_sched.bounds")
+    pytest.importorskip("opt_sched.metrics")
+    out = tmp_path / "s.json"
+    assert main(["simulate", TUCAN, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["bounds", TUCAN, "--json"]) == 0
+    bounds = json.loads(capsys.readouterr().out)
+    assert main(["metrics", TUCAN, str(out), "--json"]) == 0
+    metrics = json.loads(capsys.readouterr().out)
+    assert metrics["feasible"] is True
+    assert bounds["best_makespan"] <= metrics["summary"]["makespan"] + 1e-6
+    assert len(metrics["jobs"]) == 5

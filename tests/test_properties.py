@@ -1,0 +1,68 @@
+"""Property tests: random valid instance x every I/O policy -> the validator
+accepts the simulated schedule, and every lower bound is below its value."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from .strategies import instances
+
+simulation = pytest.importorskip("opt_sched.simulation")
+validation = pytest.importorskip("opt_sched.validation")
+bounds = pytest.importorskip("opt_sched.bounds")
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(instance=instances(), policy=st.sampled_from(simulation.POLICY_NAMES))
+def test_one_pack_under_every_policy_is_feasible_and_above_bounds(instance, policy):
+    schedule = simulation.simulate(instance, simulation.OnePackPlan(), policy=policy)
+    validation.assert_feasible(instance, schedule)
+    makespan = schedule.makespan(instance)
+    for name, value in bounds.makespan_bounds(instance).items():
+        assert value <= makespan * (1 + 1e-9) + 1e-9, (name, value, makespan)
+    # one pack: every start is fixed, so the max-stretch bounds apply
+    stretch = schedule.max_stretch(instance)
+    for name, value in bounds.max_stretch_bounds(instance).items():
+        assert value <= stretch * (1 + 1e-6) + 1e-9, (name, value, stretch)
+
+
+@SETTINGS
+@given(instance=instances(mapped=False, max_jobs=6),
+       policy=st.sampled_from(simulation.POLICY_NAMES), data=st.data())
+def test_starts_plans_are_feasible_and_above_bounds(instance, policy, data):
+    k = instance.platform.num_partitions
+    partition, start = {}, {}
+    for job in instance.jobs:
+        fits = [p for p in range(k) if instance.platform.partitions[p].nodes >= job.nodes]
+        partition[job.id] = data.draw(st.sampled_from(fits))
+        start[job.id] = data.draw(st.integers(0, 20)) / 2
+    plan = simulation.StartsPlan(partition=partition, start=start)
+    schedule = simulation.simulate(instance, plan, policy=policy)
+    validation.assert_feasible(instance, schedule)
+    makespan = schedule.makespan(instance)
+    for name, value in bounds.makespan_bounds(instance).items():
+        assert value <= makespan * (1 + 1e-9) + 1e-9, (name, value, makespan)
+
+
+@SETTINGS
+@given(instance=instances(mapped=False, max_jobs=7, max_partitions=3),
+       policy=st.sampled_from(simulation.POLICY_NAMES),
+       sensibility=st.sampled_from([0.5, 1.0, 2.0, float("inf")]))
+def test_make_pack_plans_are_feasible(instance, policy, sensibility):
+    heuristics = pytest.importorskip("opt_sched.heuristics")
+    if not instance.platform.is_homogeneous:
+        pass  # LPT handles heterogeneous partitions too
+    method = "first-fit" if sensibility == float("inf") else "make-pack"
+    plan = heuristics.pack_plan(instance, method, sensibility=sensibility,
+                                io_nodes=instance.platform.num_partitions)
+    schedule = simulation.simulate(instance, plan, policy=policy)
+    validation.assert_feasible(instance, schedule)
+    assert schedule.packs is not None
+    makespan = schedule.makespan(instance)
+    for name, value in bounds.makespan_bounds(instance).items():
+        assert value <= makespan * (1 + 1e-9) + 1e-9, (name, value, makespan)
