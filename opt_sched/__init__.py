@@ -31,7 +31,25 @@ from .schedule import JobSchedule, Schedule
 
 __version__ = "0.1.0"
 
-__all__ = [
+_LAZY = {
+    "solve": ("opt_sched.exact", "solve"),
+    "simulate": ("opt_sched.simulation", "simulate"),
+    "validate": ("opt_sched.validation", "validate"),
+    "assert_feasible": ("opt_sched.validation", "assert_feasible"),
+}
+
+
+def __getattr__(name: str):
+    """Heavy entry points are imported on first use (ortools, numba)."""
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'opt_sched' has no attribute {name!r}")
+
+
+__all__ = [  # noqa: RUF022 -- lazy names listed last
     "InfeasibleScheduleError",
     "Instance",
     "InstanceError",
@@ -53,4 +71,8 @@ __all__ = [
     "schedule_to_dict",
     "write_instance",
     "write_schedule",
+    "assert_feasible",
+    "simulate",
+    "solve",
+    "validate",
 ]

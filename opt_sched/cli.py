@@ -80,7 +80,8 @@ def _read_plan_file(path: str) -> dict[str, Any]:
     except FileNotFoundError:
         raise PlanError(f"{path}: no such file") from None
     except json.JSONDecodeError as err:
-        raise PlanError(f"{path}: not valid JSON (line {err.lineno}: {err.msg})") from None
+        raise PlanError(
+            f"{path}: not valid JSON (line {err.lineno}: {err.msg})") from None
     if not isinstance(data, dict):
         raise PlanError(f"{path}: expected an object with 'packs' or 'starts'")
     return data
@@ -95,7 +96,8 @@ def build_plan(instance, args: argparse.Namespace):
         from .heuristics import pack_plan
 
         sensibility = math.inf if kind == "first-fit" else args.sensibility
-        return pack_plan(instance, kind, sensibility=sensibility, io_nodes=args.io_nodes)
+        return pack_plan(instance, kind, sensibility=sensibility,
+                         io_nodes=args.io_nodes)
     if kind == "one-pack":
         return OnePackPlan()
     if args.plan_file is None:
@@ -378,7 +380,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_solve)
 
     p = command("gap", "heuristics vs proven bounds on many instances")
-    p.add_argument("instances", nargs="+")
+    p.add_argument("instances", nargs="+", help="instance files or folders")
     p.add_argument("--methods", default=None,
                    help="comma-separated heuristics (default: all)")
     p.add_argument("--objective", default="makespan",

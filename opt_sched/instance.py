@@ -297,7 +297,8 @@ class Instance:
                         f"{job.partition} ({size} nodes)")
             for dep in job.after:
                 if dep not in seen:
-                    raise InstanceError(f"job {job.id!r}: after names unknown job {dep!r}")
+                    raise InstanceError(
+                        f"job {job.id!r}: after names unknown job {dep!r}")
             for name, amount in job.demands:
                 if name not in capacity:
                     raise InstanceError(

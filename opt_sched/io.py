@@ -228,7 +228,8 @@ def _float_list(where: str, value: object) -> tuple[float, ...]:
         raise ScheduleFormatError(f"{where} must be a list of numbers")
     out = []
     for j, x in enumerate(value):
-        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        if (isinstance(x, bool) or not isinstance(x, (int, float))
+                or not math.isfinite(x)):
             raise ScheduleFormatError(f"{where}[{j}]={x!r} is not a finite number")
         out.append(float(x))
     return tuple(out)

@@ -15,7 +15,8 @@ quarter = st.integers(min_value=0, max_value=40).map(lambda q: q / 4)
 def platforms(draw, max_partitions: int = 2) -> Platform:
     count = draw(st.integers(1, max_partitions))
     if draw(st.booleans()):
-        part = Partition(draw(st.integers(4, 16)), draw(st.sampled_from([0.5, 1.0, 2.0])))
+        part = Partition(draw(st.integers(4, 16)),
+                         draw(st.sampled_from([0.5, 1.0, 2.0])))
         return Platform((part,) * count)
     return Platform(tuple(Partition(draw(st.integers(4, 16)),
                                     draw(st.sampled_from([0.5, 1.0, 2.0, 4.0])))

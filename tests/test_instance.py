@@ -162,9 +162,9 @@ def test_demands_need_declared_resources():
 def test_records_check_themselves():
     with pytest.raises(InstanceError, match="nodes=0 must be >= 1"):
         Partition(0)
-    with pytest.raises(InstanceError, match="iterations=0"):
+    with pytest.raises(InstanceError, match=r"iterations=0"):
         Job("x", 1, (), ())
-    with pytest.raises(InstanceError, match="2 compute phases but 1 I/O"):
+    with pytest.raises(InstanceError, match=r"2 compute phases but 1 I/O"):
         Job("x", 1, (1, 2), (1,))
     with pytest.raises(InstanceError, match="jobs is empty"):
         Instance("e", Platform.homogeneous(), ())
@@ -175,7 +175,7 @@ def test_file_errors_name_the_file(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(InstanceError, match=r"bad.json: not valid JSON \(line 1"):
         read_instance(bad)
-    with pytest.raises(InstanceError, match="nope.json: no such file"):
+    with pytest.raises(InstanceError, match=r"nope\.json: no such file"):
         read_instance(tmp_path / "nope.json")
     data = base()
     data["jobs"][0]["nodes"] = 9999

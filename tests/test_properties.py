@@ -38,7 +38,8 @@ def test_starts_plans_are_feasible_and_above_bounds(instance, policy, data):
     k = instance.platform.num_partitions
     partition, start = {}, {}
     for job in instance.jobs:
-        fits = [p for p in range(k) if instance.platform.partitions[p].nodes >= job.nodes]
+        parts = instance.platform.partitions
+        fits = [p for p in range(k) if parts[p].nodes >= job.nodes]
         partition[job.id] = data.draw(st.sampled_from(fits))
         start[job.id] = data.draw(st.integers(0, 20)) / 2
     plan = simulation.StartsPlan(partition=partition, start=start)

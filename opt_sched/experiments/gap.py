@@ -31,7 +31,7 @@ from ..errors import OptionError
 from ..instance import Instance
 from ..schedule import Schedule
 
-__all__ = ["Heuristic", "gap_table", "heuristics_for", "problem_of"]
+__all__ = ["Heuristic", "expand_paths", "gap_table", "heuristics_for", "problem_of"]
 
 
 def problem_of(instance: Instance) -> str:
@@ -92,6 +92,23 @@ def heuristics_for(instance: Instance) -> list[Heuristic]:
     return []  # no heuristic of the seeds knows named resources
 
 
+def expand_paths(items: Iterable[str | Path | Instance]) -> list[str | Path | Instance]:
+    """Directories become their ``*.json`` instance files (schema files, named
+    ``*schema.json``, excluded) and ``.sm`` files, sorted by name."""
+    out: list[str | Path | Instance] = []
+    for item in items:
+        if isinstance(item, Instance) or not Path(item).is_dir():
+            out.append(item)
+            continue
+        files = sorted(p for p in Path(item).iterdir()
+                       if (p.suffix == ".json" and not p.name.endswith("schema.json"))
+                       or p.suffix == ".sm")
+        if not files:
+            raise OptionError(f"{item}: no instance files (*.json, *.sm) in it")
+        out.extend(files)
+    return out
+
+
 def _select(available: list[Heuristic], methods: str | Sequence[str] | None
             ) -> list[Heuristic]:
     if methods is None:
@@ -127,7 +144,7 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
     if objective not in ("makespan", "max-stretch"):
         raise OptionError(f"objective={objective!r} is not one of makespan, "
                           "max-stretch")
-    items = list(instances)
+    items = expand_paths(instances)
     rows = []
     known = set()
     for position, item in enumerate(items, 1):
