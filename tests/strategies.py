@@ -29,15 +29,23 @@ def instances(draw, *, max_jobs: int = 5, max_iterations: int = 4,
               max_partitions: int = 2) -> Instance:
     platform = draw(platforms(max_partitions))
     n = draw(st.integers(1, max_jobs))
+    # A mapped instance is one pack per partition: its jobs must fit together.
+    free = [p.nodes for p in platform.partitions]
     jobs = []
     for i in range(n):
-        k = draw(st.integers(0, platform.num_partitions - 1))
-        size = platform.partitions[k].nodes if mapped else platform.max_nodes
+        choices = [k for k, f in enumerate(free) if f >= 1] if mapped else \
+            list(range(platform.num_partitions))
+        if not choices:
+            break
+        k = draw(st.sampled_from(choices))
+        size = free[k] if mapped else platform.max_nodes
+        nodes = draw(st.integers(1, size))
+        free[k] -= nodes
         iters = draw(st.integers(1, max_iterations))
         compute = tuple(draw(quarter) for _ in range(iters))
         volume = tuple(draw(quarter) for _ in range(iters))
         jobs.append(Job(
-            f"j{i}", draw(st.integers(1, size)), compute, volume,
+            f"j{i}", nodes, compute, volume,
             release=draw(quarter) if releases and draw(st.booleans()) else 0.0,
             partition=k if mapped else None))
     return Instance("random", platform, tuple(jobs))

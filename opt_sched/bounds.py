@@ -1,0 +1,517 @@
+"""Lower bounds on the makespan and the max stretch (SPEC §7).
+
+Every bound here is a number ``L`` such that *every* schedule satisfying the
+rules it assumes has an objective ``>= L``. The derivations, and when each
+bound is valid, are in ``models/bounds.md``; the short form:
+
+Notation. Job ``i`` has release ``r_i``, length ``T_i = T_i(b_i)`` where
+``b_i`` is :meth:`Instance.bandwidth_of` (its partition's bandwidth when it
+is mapped, else the largest bandwidth: the fastest it can ever run).
+``est_i`` is its earliest start: ``max(r_i, max_p est_p + T_p)`` over its
+predecessors ``p`` (the longest path of the dependency DAG), or ``t_k`` with a
+fixed start (below). ``succ_i`` is the longest chain of successors after it:
+``max_s (T_s + succ_s)``. I/O phase ``j`` of job ``i`` (``v_ij > 0``) is an
+*operation* on the I/O node with
+
+.. math::
+
+    h_{ij} = est_i + \\sum_{j' \\le j} w_{ij'} + \\sum_{j' < j} v_{ij'}/b_i,
+    \\quad p_{ij} = v_{ij}/b_i, \\quad
+    q_{ij} = \\sum_{j' > j} (w_{ij'} + v_{ij'}/b_i) + succ_i
+
+(head, processing time, tail). In any feasible schedule the operation starts
+at ``>= h_ij`` and the makespan is ``>= C_ij + q_ij``.
+
+Makespan bounds (rules 1-5, free starts, any mapping of unmapped jobs):
+
+- ``longest-job``: ``max_i est_i + T_i``.
+- ``area``: ``min_i est_i + sum_i Q_i T_i / sum_k P_k``; for jobs mapped on
+  ``k`` also ``min_{i on k} est_i + sum_{i on k} Q_i T_i / P_k``.
+- ``io-node``: ``H + Qt + sum_i V_i / sum_k b_k`` (``H`` the smallest head,
+  ``Qt`` the smallest tail); for jobs mapped on ``k`` also
+  ``min h + sum p + min q`` over the operations of ``k``.
+- ``jackson-preemptive`` (jobs mapped on a partition): the optimum of the
+  one-machine relaxation ``1 | r_j, pmtn | max (C_j + q_j)`` of each I/O
+  node, computed by Jackson's preemptive schedule.
+
+Max-stretch bounds:
+
+- ``trivial``: 1. With free starts this is also the optimum (run the jobs one
+  after the other), which is why the other bounds need fixed starts.
+- ``makespan-ratio`` and ``edf-bisection`` (fixed starts only, the IO-SCHED
+  one-pack problem: every job of partition ``k`` starts at
+  ``t_k = max_{i on k} r_i``): ``rho >= (LB_k - t_k) / max_{i on k} T_i``
+  with ``LB_k`` the Jackson bound of ``k``; and the smallest ``rho`` for which
+  the preemptive one-machine problem with releases ``h_ij`` and deadlines
+  ``t_k + rho T_i - q_ij`` is feasible (EDF is exact for it, Horn 1974),
+  bracketed by bisection; the proven-infeasible end is returned.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import OptionError
+from .instance import Instance, Job
+
+__all__ = [
+    "OBJECTIVES",
+    "best_makespan_bound",
+    "best_max_stretch_bound",
+    "edf_feasible",
+    "edf_max_lateness",
+    "jackson_preemptive_makespan",
+    "lower_bound",
+    "makespan_bounds",
+    "max_stretch_bounds",
+]
+
+OBJECTIVES = ("makespan", "max-stretch")
+
+_REL_TOL = 1e-9
+"""Relative tolerance of the EDF feasibility test (times scaled by the horizon)."""
+
+_BISECTION_PRECISION = 1e-6
+"""Relative width ``(hi - lo) / lo`` at which the max-stretch bisection stops."""
+
+
+# -- one-machine building blocks ------------------------------------------------
+def edf_max_lateness(releases: Sequence[float] | np.ndarray,
+                     durations: Sequence[float] | np.ndarray,
+                     deadlines: Sequence[float] | np.ndarray) -> float:
+    """Optimal ``L_max`` of ``1 | r_j, pmtn | L_max`` by preemptive EDF.
+
+    At every moment the machine runs, among the released unfinished
+    operations, the one with the earliest deadline, preempting when a more
+    urgent operation is released. This minimises the maximum lateness
+    ``max_j (C_j - d_j)`` over all preemptive schedules (Horn 1974). An
+    operation of zero duration is placed at its release (``C_j = r_j``), which
+    a preemptive schedule can always do. ``O(n log n)`` with a binary heap.
+
+    Parameters
+    ----------
+    releases, durations, deadlines
+        ``r_j``, ``p_j >= 0`` and ``d_j``, one entry per operation.
+
+    Returns
+    -------
+    float
+        ``max_j (C_j - d_j)``; ``-inf`` when there is no operation.
+
+    Examples
+    --------
+    >>> edf_max_lateness([0, 1], [3, 1], [10, 2])
+    0.0
+    """
+    r = np.asarray(releases, dtype=float)
+    p = np.asarray(durations, dtype=float)
+    d = np.asarray(deadlines, dtype=float)
+    if not (r.shape == p.shape == d.shape) or r.ndim != 1:
+        raise OptionError(f"edf: releases, durations, deadlines have shapes "
+                          f"{r.shape}, {p.shape}, {d.shape}; expected equal 1-D")
+    if p.size and p.min() < 0:
+        raise OptionError(f"edf: durations min={p.min():g} must be >= 0")
+    worst = -math.inf
+    zero = p == 0
+    if zero.any():
+        worst = float(np.max(r[zero] - d[zero]))
+    keep = ~zero
+    if not keep.any():
+        return worst
+    order = np.argsort(r[keep], kind="stable")
+    rel = r[keep][order].tolist()
+    dur = p[keep][order].tolist()
+    due = d[keep][order].tolist()
+    n = len(rel)
+    heap: list[tuple[float, int, float]] = []  # (deadline, position, remaining)
+    time = rel[0]
+    nxt = 0
+    while nxt < n or heap:
+        if not heap and time < rel[nxt]:
+            time = rel[nxt]
+        while nxt < n and rel[nxt] <= time:
+            heapq.heappush(heap, (due[nxt], nxt, dur[nxt]))
+            nxt += 1
+        deadline, position, remaining = heap[0]
+        next_release = rel[nxt] if nxt < n else math.inf
+        if time + remaining <= next_release:
+            heapq.heappop(heap)
+            time += remaining
+            if time - deadline > worst:
+                worst = time - deadline
+        else:
+            heapq.heapreplace(heap, (deadline, position,
+                                     remaining - (next_release - time)))
+            time = next_release
+    return worst
+
+
+def edf_feasible(releases: Sequence[float] | np.ndarray,
+                 durations: Sequence[float] | np.ndarray,
+                 deadlines: Sequence[float] | np.ndarray, *,
+                 rel_tol: float = _REL_TOL) -> bool:
+    """Whether operations with releases and deadlines fit one preemptive machine.
+
+    Exact (Horn 1974): a preemptive schedule meeting every deadline exists iff
+    preemptive EDF meets them, i.e. iff :func:`edf_max_lateness` ``<= 0``
+    (here ``<= rel_tol * max(1, |times|)`` to absorb rounding).
+
+    Examples
+    --------
+    >>> edf_feasible([0, 0], [2, 2], [4, 3]), edf_feasible([0, 0], [2, 2], [3, 3])
+    (True, False)
+    """
+    lateness = edf_max_lateness(releases, durations, deadlines)
+    return lateness <= rel_tol * _scale(releases, deadlines)
+
+
+def jackson_preemptive_makespan(heads: Sequence[float] | np.ndarray,
+                                durations: Sequence[float] | np.ndarray,
+                                tails: Sequence[float] | np.ndarray) -> float:
+    """Optimum of ``1 | r_j, pmtn | max_j (C_j + q_j)`` (Jackson's preemptive
+    schedule: always run the released operation with the largest tail).
+
+    This is preemptive EDF with deadlines ``d_j = -q_j`` (Jackson 1955; used
+    as the bound of Carlier 1982). When the operations are the I/O phases of
+    one I/O node, with heads and tails as in the module docstring, the value
+    is a lower bound on the makespan of every feasible schedule.
+
+    Returns
+    -------
+    float
+        ``max_j (C_j + q_j)`` of the preemptive schedule, 0.0 with no
+        operation.
+
+    Examples
+    --------
+    >>> jackson_preemptive_makespan([0, 1, 2], [4, 2, 1], [1, 5, 0])
+    8.0
+    """
+    tails_array = np.asarray(tails, dtype=float)
+    value = edf_max_lateness(heads, durations, -tails_array)
+    return 0.0 if value == -math.inf else value
+
+
+def _scale(*arrays: Sequence[float] | np.ndarray) -> float:
+    """``max(1, max |x|)`` over the arrays: the horizon for relative tolerances."""
+    scale = 1.0
+    for array in arrays:
+        values = np.asarray(array, dtype=float)
+        if values.size:
+            scale = max(scale, float(np.max(np.abs(values))))
+    return scale
+
+
+# -- per-job data ---------------------------------------------------------------
+@dataclass(frozen=True)
+class _Operations:
+    """The I/O operations (``v_ij > 0``) of one job, relative to its start.
+
+    ``head[m] + duration[m] + tail[m] == length`` for every operation ``m``.
+    """
+
+    head: np.ndarray
+    duration: np.ndarray
+    tail: np.ndarray
+    length: float
+
+
+def _operations(job: Job, bandwidth: float) -> _Operations:
+    """Heads ``sum_{j'<=j} w + sum_{j'<j} v/b``, durations ``v/b`` and tails
+    ``sum_{j'>j} (w + v/b)`` of the job's nonzero I/O phases."""
+    w = job.compute_array
+    io = job.volume_array / bandwidth
+    head = np.cumsum(w) + (np.cumsum(io) - io)
+    suffix = np.cumsum((w + io)[::-1])[::-1]  # suffix[j] = sum_{j'>=j} (w + io)
+    tail = np.append(suffix[1:], 0.0)
+    keep = job.volume_array > 0
+    return _Operations(head[keep], io[keep], tail[keep], job.length(bandwidth))
+
+
+def _partition_of(instance: Instance, job: Job) -> int | None:
+    """The job's partition: its own, partition 0 on a one-partition platform,
+    else ``None`` (unmapped)."""
+    if job.partition is not None:
+        return job.partition
+    return 0 if instance.platform.num_partitions == 1 else None
+
+
+def _is_one_pack(instance: Instance) -> bool:
+    """Every job has a partition and no job has a predecessor (IO-SCHED)."""
+    return (not instance.has_dependencies
+            and all(_partition_of(instance, job) is not None for job in instance.jobs))
+
+
+def _pack_starts(instance: Instance) -> dict[int, float]:
+    """``t_k = max_{i on k} r_i``: the common start of the one pack of ``k``."""
+    starts: dict[int, float] = {}
+    for job in instance.jobs:
+        k = _partition_of(instance, job)
+        assert k is not None
+        starts[k] = max(starts.get(k, -math.inf), job.release)
+    return starts
+
+
+@dataclass(frozen=True)
+class _JobData:
+    job: Job
+    partition: int | None
+    length: float
+    est: float
+    succ: float
+    ops: _Operations
+
+
+def _job_data(instance: Instance, fixed_start: bool) -> list[_JobData]:
+    """Per job: partition, length ``T_i``, ``est_i``, ``succ_i`` and operations.
+
+    With ``fixed_start`` the instance must be one-pack (see
+    :func:`_is_one_pack`) and ``est_i = t_k``, ``succ_i = 0``.
+    """
+    jobs = instance.jobs
+    lengths = [job.length(instance.bandwidth_of(job)) for job in jobs]
+    est = [0.0] * len(jobs)
+    succ = [0.0] * len(jobs)
+    if fixed_start:
+        _require_one_pack(instance)
+        starts = _pack_starts(instance)
+        est = [starts[_partition_of(instance, job)] for job in jobs]  # type: ignore[index]
+    else:
+        order = instance.topological_order()
+        index = instance.index
+        for i in order:
+            est[i] = max([jobs[i].release]
+                         + [est[index[p]] + lengths[index[p]] for p in jobs[i].after])
+        for i in reversed(order):
+            for p in jobs[i].after:
+                q = index[p]
+                succ[q] = max(succ[q], lengths[i] + succ[i])
+    return [_JobData(job, _partition_of(instance, job), lengths[i], est[i], succ[i],
+                     _operations(job, instance.bandwidth_of(job)))
+            for i, job in enumerate(jobs)]
+
+
+def _require_one_pack(instance: Instance) -> None:
+    for job in instance.jobs:
+        if _partition_of(instance, job) is None:
+            raise OptionError(f"fixed_start=True: job {job.id!r} has partition=None "
+                              "on a multi-partition platform")
+    if instance.has_dependencies:
+        raise OptionError(f"fixed_start=True: instance {instance.name!r} has "
+                          "dependencies (after)")
+
+
+def _by_partition(data: list[_JobData]) -> dict[int, list[_JobData]]:
+    groups: dict[int, list[_JobData]] = {}
+    for item in data:
+        if item.partition is not None:
+            groups.setdefault(item.partition, []).append(item)
+    return groups
+
+
+def _node_operations(items: list[_JobData]
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Absolute heads, durations, tails and owner lengths ``T_i`` of the
+    operations of ``items`` (one I/O node)."""
+    if not items:
+        empty = np.zeros(0)
+        return empty, empty, empty, empty
+    heads = np.concatenate([it.est + it.ops.head for it in items])
+    durations = np.concatenate([it.ops.duration for it in items])
+    tails = np.concatenate([it.ops.tail + it.succ for it in items])
+    lengths = np.concatenate([np.full(it.ops.duration.size, it.length)
+                              for it in items])
+    return heads, durations, tails, lengths
+
+
+# -- makespan -------------------------------------------------------------------
+def makespan_bounds(instance: Instance, *, fixed_start: bool = False
+                    ) -> dict[str, float]:
+    """Every applicable lower bound on the makespan, by name.
+
+    Valid for every schedule meeting SPEC §3 rules 1-5 (any start times, any
+    partition for unmapped jobs). With ``fixed_start=True`` the instance must
+    be one-pack (every job mapped, no dependency) and the bounds hold for the
+    IO-SCHED problem, where every job of partition ``k`` starts at
+    ``t_k = max_{i on k} r_i`` (they are then at least as large).
+
+    Returns
+    -------
+    dict
+        ``longest-job`` and ``area`` always; ``io-node`` when some job does
+        I/O; ``jackson-preemptive`` when some job mapped to a partition does.
+    """
+    data = _job_data(instance, fixed_start)
+    platform = instance.platform
+    out = {"longest-job": max(it.est + it.length for it in data)}
+
+    first = min(it.est for it in data)
+    work = math.fsum(it.job.nodes * it.length for it in data)
+    area = first + work / platform.total_nodes
+    groups = _by_partition(data)
+    for k, items in groups.items():
+        work_k = math.fsum(it.job.nodes * it.length for it in items)
+        area = max(area, min(it.est for it in items)
+                   + work_k / platform.partitions[k].nodes)
+    out["area"] = area
+
+    heads, durations, tails, _ = _node_operations(data)
+    if durations.size:
+        volume = math.fsum(it.job.total_volume for it in data)
+        bandwidth = math.fsum(p.bandwidth for p in platform.partitions)
+        io_node = float(heads.min() + tails.min()) + volume / bandwidth
+        for items in groups.values():
+            h, p, q, _ = _node_operations(items)
+            if p.size:
+                io_node = max(io_node, float(h.min() + q.min()) + math.fsum(p))
+        out["io-node"] = io_node
+
+    jackson = [jackson_preemptive_makespan(*_node_operations(items)[:3])
+               for items in groups.values()
+               if any(it.ops.duration.size for it in items)]
+    if jackson:
+        out["jackson-preemptive"] = max(jackson)
+    return out
+
+
+def best_makespan_bound(instance: Instance, *, fixed_start: bool = False
+                        ) -> tuple[float, str]:
+    """The largest of :func:`makespan_bounds`, with its name."""
+    return _best(makespan_bounds(instance, fixed_start=fixed_start))
+
+
+# -- max stretch ----------------------------------------------------------------
+def max_stretch_bounds(instance: Instance, *, fixed_start: bool | None = None
+                       ) -> dict[str, float]:
+    """Every applicable lower bound on the max stretch ``max_i (C_i - S_i)/T_i``.
+
+    Parameters
+    ----------
+    fixed_start
+        ``True``: the IO-SCHED one-pack problem, every job of partition ``k``
+        starts at ``t_k = max_{i on k} r_i`` (requires a mapped instance
+        without dependencies, else :class:`OptionError`). ``False``: free
+        starts; then only ``trivial`` (= 1) is returned, and it is the
+        optimum, since running the jobs one after the other gives every job
+        stretch 1. ``None`` (default): ``True`` iff every job is mapped (or
+        the platform has one partition) and there is no dependency.
+
+    Returns
+    -------
+    dict
+        ``trivial``; with fixed starts also ``makespan-ratio`` and, when some
+        job does I/O, ``edf-bisection``.
+    """
+    if fixed_start is None:
+        fixed_start = _is_one_pack(instance)
+    out = {"trivial": 1.0}
+    if not fixed_start:
+        return out
+    data = _job_data(instance, fixed_start=True)
+    starts = _pack_starts(instance)
+    ratio = 1.0
+    edf = 1.0
+    has_io = False
+    for k, items in _by_partition(data).items():
+        heads, durations, tails, lengths = _node_operations(items)
+        if not durations.size:
+            continue
+        has_io = True
+        longest = max(it.length for it in items)
+        jackson = jackson_preemptive_makespan(heads, durations, tails)
+        ratio_k = max(1.0, (jackson - starts[k]) / longest)
+        ratio = max(ratio, ratio_k)
+        edf = max(edf, _edf_bisection(starts[k], heads, durations, tails, lengths,
+                                      lower=ratio_k))
+    out["makespan-ratio"] = ratio
+    if has_io:
+        out["edf-bisection"] = edf
+    return out
+
+
+def _edf_bisection(start: float, heads: np.ndarray, durations: np.ndarray,
+                   tails: np.ndarray, lengths: np.ndarray, *,
+                   lower: float = 1.0) -> float:
+    """Largest ``rho`` proven infeasible for the preemptive relaxation of one
+    I/O node with fixed start ``t = start`` (or ``lower`` if none is).
+
+    Operation ``(i, j)`` must complete by ``t + rho T_i - q_ij``. Let
+    ``L(rho)`` be the optimal max lateness (:func:`edf_max_lateness`). Each
+    operation's lateness falls with slope ``T_i <= T_max`` in ``rho``, so
+
+    - ``L(rho) > 0`` proves ``rho* >= rho + L(rho) / T_max`` (a jump on the
+      infeasible side, kept as ``lo``);
+    - ``L(rho) <= 0`` proves ``rho + L(rho) / T_max`` feasible (``hi``).
+
+    Bisection with these jumps stops when ``hi - lo <= 1e-6 lo``. ``lo`` only
+    ever takes proven values, so it is a valid lower bound. ``lower`` must
+    itself be a valid bound (e.g. the makespan ratio).
+
+    Start: ``hi = max_i (1 + (sum p) / T_i)`` is at least the max stretch of
+    any non-idling list schedule (a job waits only while the node serves
+    other jobs' I/O, at most ``sum p`` in all), hence feasible; it is checked,
+    and doubled while (through rounding) it is not.
+    """
+    t_max = float(lengths.max())
+    total = math.fsum(durations.tolist())
+    spread = float(np.max(np.abs(heads))) + float(np.max(tails))
+
+    def lateness(rho: float) -> float:
+        return edf_max_lateness(heads, durations, start + rho * lengths - tails)
+
+    def tolerance(rho: float) -> float:
+        return _REL_TOL * max(1.0, abs(start) + rho * t_max + spread)
+
+    lo = max(1.0, lower)
+    late = lateness(lo)
+    if late <= tolerance(lo):
+        return lo
+    lo += (late - tolerance(lo)) / t_max
+    hi = max(lo, float(np.max(1.0 + total / lengths)))
+    while True:
+        late = lateness(hi)
+        if late <= tolerance(hi):
+            hi = max(lo, hi + min(late, 0.0) / t_max)
+            break
+        lo = max(lo, hi + (late - tolerance(hi)) / t_max)
+        hi = 2.0 * max(hi, lo)
+    while hi - lo > _BISECTION_PRECISION * lo:
+        mid = 0.5 * (lo + hi)
+        late = lateness(mid)
+        if late > tolerance(mid):
+            lo = min(hi, max(mid, mid + (late - tolerance(mid)) / t_max))
+        else:
+            hi = max(lo, mid + min(late, 0.0) / t_max)
+    return lo
+
+
+def best_max_stretch_bound(instance: Instance, *, fixed_start: bool | None = None
+                           ) -> tuple[float, str]:
+    """The largest of :func:`max_stretch_bounds`, with its name."""
+    return _best(max_stretch_bounds(instance, fixed_start=fixed_start))
+
+
+# -- front door -----------------------------------------------------------------
+def lower_bound(instance: Instance, objective: str, *,
+                fixed_start: bool | None = None) -> float:
+    """The best lower bound for ``objective`` in {"makespan", "max-stretch"}.
+
+    ``fixed_start`` as in :func:`max_stretch_bounds`; for the makespan
+    ``None`` means ``False`` (free-start bounds hold for IO-SCHED too).
+    """
+    if objective == "makespan":
+        return best_makespan_bound(instance, fixed_start=bool(fixed_start))[0]
+    if objective == "max-stretch":
+        return best_max_stretch_bound(instance, fixed_start=fixed_start)[0]
+    raise OptionError(f"objective={objective!r} is not one of "
+                      + ", ".join(OBJECTIVES))
+
+
+def _best(bounds: dict[str, float]) -> tuple[float, str]:
+    name = max(bounds, key=bounds.__getitem__)
+    return bounds[name], name

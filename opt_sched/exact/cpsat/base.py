@@ -1,0 +1,405 @@
+"""The skeleton every CP-SAT model of opt_sched follows.
+
+A model is built in three steps, each a method: :meth:`CpsatModel._variables`,
+:meth:`CpsatModel._constraints` (one named method per constraint group, in a
+fixed order) and :meth:`CpsatModel._objective`; :meth:`CpsatModel.solve` runs
+CP-SAT and turns its answer into a continuous, re-timed schedule with a bound
+that is valid for the continuous problem (``models/io-sched-cpsat.md``).
+
+Shared notation (ticks, see :mod:`.common`): ``S_i`` job start, ``C_i`` job
+completion, ``s_iq`` start of operation ``q`` (the ``q``-th positive-volume
+I/O phase), ``lag_iq`` the compute time before it, ``d_iqk`` its length on
+partition ``k``, ``tail_i`` the compute time after the last operation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ...errors import OptionError, SolverError
+from ...schedule import Schedule
+from .common import (
+    CpsatSettings,
+    ModelData,
+    Retimed,
+    Stopwatch,
+    Structure,
+    continuous_lengths,
+    make_solver,
+    retime,
+    tick_lengths,
+    to_schedule,
+)
+
+__all__ = ["CpsatModel", "Outcome"]
+
+
+@dataclass
+class Outcome:
+    """What a CP-SAT run gives back, already in continuous time.
+
+    ``lower_bound`` is valid for the continuous problem (rounding errors
+    subtracted); ``status`` is the raw CP-SAT status name.
+    """
+
+    status: str
+    schedule: Schedule | None
+    lower_bound: float | None
+    wall_time: float
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class CpsatModel:
+    """Base class: shared operation variables, phase chain, objective, solve.
+
+    Parameters
+    ----------
+    data
+        The instance in ticks (:class:`ModelData`).
+    objective
+        ``"makespan"`` or ``"max-stretch"``.
+    settings
+        Solver settings.
+    lower_bound
+        A valid lower bound of the continuous problem (combinatorial); it is
+        imposed on the objective variable so that CP-SAT stops as soon as an
+        incumbent reaches it.
+    warm
+        Structures of known schedules (heuristics). Re-timed in ticks they
+        give an upper bound on the objective (and the horizon); the best one
+        is the solution hint when ``settings.hints``.
+    """
+
+    problem: ClassVar[str] = ""
+
+    def __init__(self, data: ModelData, objective: str, settings: CpsatSettings, *,
+                 lower_bound: float = 0.0, warm: Sequence[Structure] = ()) -> None:
+        from ortools.sat.python import cp_model
+
+        if objective not in ("makespan", "max-stretch"):
+            raise OptionError(f"objective={objective!r} is not one of makespan, "
+                              "max-stretch")
+        self.cp = cp_model
+        self.data = data
+        self.objective_name = objective
+        self.settings = settings
+        self.scale = settings.stretch_scale
+        self.continuous_lower = lower_bound
+        self.model = cp_model.CpModel()
+        self.n = data.num_jobs
+        self.num_partitions = data.instance.platform.num_partitions
+        self.warm = self._evaluate_warm(warm)
+        self.upper = min((value for value, _, _ in self.warm), default=None)
+        self.horizon = self._horizon()
+        self._variables()
+        self._constraints()
+        self._objective()
+        if settings.hints and self.warm:
+            best = min(self.warm, key=lambda item: item[0])
+            self._hint(best[1], best[2])
+
+    # -- to be provided by each model ------------------------------------------
+    def _variables(self) -> None:
+        raise NotImplementedError
+
+    def _constraints(self) -> None:
+        raise NotImplementedError
+
+    def _structure(self, solver: Any) -> Structure:
+        raise NotImplementedError
+
+    def _hint(self, structure: Structure, times: Retimed) -> None:
+        """Hint the operation starts, job starts and completions of ``times``."""
+        for i in range(self.n):
+            self._hint_var(self.start[i], times.start[i])
+            self._hint_var(self.completion[i], times.completion[i])
+            for q, s in enumerate(self.op_start[i]):
+                self._hint_var(s, times.op_start[i][q])
+
+    def error_makespan(self) -> float:
+        """``E``: the largest rounding error one precedence path can collect."""
+        raise NotImplementedError
+
+    def error_span(self) -> float:
+        """``E'``: the same for a path from a job start to a completion."""
+        raise NotImplementedError
+
+    # -- helpers -----------------------------------------------------------------
+    def _hint_var(self, var: Any, value: float) -> None:
+        if not isinstance(var, int):
+            self.model.add_hint(var, int(round(value)))
+
+    def _evaluate_warm(self, warm: Sequence[Structure]
+                       ) -> list[tuple[int, Structure, Retimed]]:
+        """Objective (model units) of each warm structure re-timed in ticks."""
+        out = []
+        timing = tick_lengths(self.data)
+        for structure in warm:
+            times = retime(self.data.instance, self.data.phases, structure, timing)
+            out.append((self._model_value(times), structure, times))
+        return out
+
+    def _model_value(self, times: Retimed) -> int:
+        """The model's objective of integer ``times``."""
+        if self.objective_name == "makespan":
+            return int(max(times.completion))
+        value = self.scale
+        for i in range(self.n):
+            span = int(times.completion[i] - times.start[i])
+            length = self.data.length_ticks[i]
+            if length > 0:
+                value = max(value, -(-self.scale * span // length))
+        return value
+
+    def _horizon(self) -> int:
+        """Latest tick any event of some optimal solution needs.
+
+        Makespan: the best warm value (or a serial schedule). Max stretch: the
+        latest release plus the sum over jobs of the largest span the warm
+        bound ``rho_ub`` allows (an optimal schedule without global idle time
+        after the last release fits in it).
+        """
+        data = self.data
+        latest = max(data.release, default=0)
+        serial = latest + sum(data.serial_ticks(i) for i in range(self.n))
+        extra = max((e for e in self._extra_start_ticks()), default=0)
+        if self.objective_name == "makespan":
+            if self.upper is not None:
+                return int(self.upper)
+            return int(serial + extra)
+        rho = self.upper
+        if rho is None:
+            rho = self.scale * max(
+                (-(-data.serial_ticks(i) // data.length_ticks[i])
+                 for i in range(self.n) if data.length_ticks[i] > 0), default=1)
+        spans = sum(max(data.serial_ticks(i), rho * data.length_ticks[i] // self.scale)
+                    for i in range(self.n))
+        return int(max(latest, extra) + spans)
+
+    def _extra_start_ticks(self) -> list[int]:
+        """Fixed job starts (pack starts of IO-SCHED), in ticks."""
+        return []
+
+    # -- shared variables and constraints ----------------------------------------------
+    def _operation_variables(self, presence: list[dict[int, Any]]) -> None:
+        """``s_iq`` and the (optional) I/O intervals of every operation.
+
+        ``presence[i][k]`` is the literal "job ``i`` runs on ``k``" (``True``
+        when job ``i`` has a single allowed partition). Creates
+        ``op_start[i][q]``, ``op_end[i][q]`` (a linear expression) and
+        ``io_intervals[k]``; ``io_min_intervals`` holds one non-optional
+        interval of the shortest length per operation (for redundant
+        cumulatives).
+        """
+        model, data, horizon = self.model, self.data, self.horizon
+        self.op_start: list[list[Any]] = []
+        self.op_end: list[list[Any]] = []
+        self.io_intervals: list[list[Any]] = [[] for _ in range(self.num_partitions)]
+        self.io_min_intervals: list[Any] = []
+        for i in range(self.n):
+            starts, ends = [], []
+            for q, lengths in enumerate(data.duration[i]):
+                s = model.new_int_var(0, horizon, f"s[{i},{q}]")
+                ks = data.allowed[i]
+                if len(ks) == 1:
+                    k = ks[0]
+                    end = s + lengths[k]
+                    self.io_intervals[k].append(model.new_fixed_size_interval_var(
+                        s, lengths[k], f"io[{i},{q},{k}]"))
+                else:
+                    end = s + sum(lengths[k] * presence[i][k] for k in ks)
+                    for k in ks:
+                        self.io_intervals[k].append(
+                            model.new_optional_fixed_size_interval_var(
+                                s, lengths[k], presence[i][k], f"io[{i},{q},{k}]"))
+                self.io_min_intervals.append(model.new_fixed_size_interval_var(
+                    s, min(lengths.values()), f"io_min[{i},{q}]"))
+                starts.append(s)
+                ends.append(end)
+            self.op_start.append(starts)
+            self.op_end.append(ends)
+
+    def _job_intervals(self) -> None:
+        """``J_i = [S_i, C_i)``: the interval job ``i`` holds its nodes."""
+        self.job_interval = []
+        for i in range(self.n):
+            size = self.model.new_int_var(0, self.horizon, f"span[{i}]")
+            self.job_interval.append(self.model.new_interval_var(
+                self.start[i], size, self.completion[i], f"job[{i}]"))
+
+    def _phase_chain(self) -> None:
+        """Phases of a job in order, compute never delayed after its I/O
+        (rules 2-3).
+
+        .. math::
+
+            s_{i0} \\ge S_i + lag_{i0}, \\quad
+            s_{iq} \\ge s_{i,q-1} + d_{i,q-1} + lag_{iq}, \\quad
+            C_i = s_{i,last} + d_{i,last} + tail_i
+
+        (``C_i = S_i + tail_i`` for a job without I/O). A compute phase may
+        not wait, but an I/O phase may wait for the I/O node; the re-timer
+        starts every compute phase when the previous I/O ends, which only
+        moves later phases earlier.
+        """
+        model, data = self.model, self.data
+        for i in range(self.n):
+            previous = self.start[i]
+            for q, s in enumerate(self.op_start[i]):
+                model.add(s >= previous + data.lag[i][q])
+                previous = self.op_end[i][q]
+            model.add(self.completion[i] == previous + data.tail[i])
+
+    def _named_resources(self) -> None:
+        """Named renewable resources (rule 4, platform ``resources``):
+
+        .. math:: \\sum_{i: S_i \\le t < C_i} a_{ir} \\le A_r \\quad \\forall r, t
+
+        as one cumulative per resource over the job intervals. Amounts are
+        scaled to integers by ``10^6`` (demands rounded up, capacity down;
+        exact for amounts with up to 6 decimals).
+        """
+        instance = self.data.instance
+        capacity = instance.platform.resource_capacity
+        for name, cap in capacity.items():
+            users = [(i, job.demand.get(name, 0.0)) for i, job in enumerate(instance.jobs)
+                     if job.demand.get(name, 0.0) > 0]
+            if not users:
+                continue
+            self.model.add_cumulative(
+                [self.job_interval[i] for i, _ in users],
+                [math.ceil(a * 10**6 - 1e-6) for _, a in users],
+                math.floor(cap * 10**6 + 1e-6))
+
+    def _symmetry_pairs(self) -> list[tuple[int, int]]:
+        """Consecutive pairs of interchangeable jobs (same phases, nodes,
+        release, demands, allowed partitions, predecessors; no successor)."""
+        instance = self.data.instance
+        referenced = {d for job in instance.jobs for d in job.after}
+        groups: dict[tuple, list[int]] = {}
+        for i, job in enumerate(instance.jobs):
+            if job.id in referenced:
+                continue
+            key = (job.compute, job.io_volume, job.nodes, job.release, job.demands,
+                   tuple(sorted(job.after)), self.data.allowed[i])
+            groups.setdefault(key, []).append(i)
+        return [(a, b) for members in groups.values()
+                for a, b in zip(members, members[1:])]
+
+    # -- objective -----------------------------------------------------------------
+    def _objective(self) -> None:
+        """Makespan: minimise ``M`` with ``M >= C_i``. Max stretch: minimise
+        ``rho`` (units of ``1/SCALE``) with
+
+        .. math:: SCALE \\cdot (C_i - S_i) \\le \\rho \\, L_i, \\quad
+                  L_i = \\lfloor T_i / tick \\rfloor
+
+        The domain of the objective variable starts at the combinatorial bound
+        (in model units) so CP-SAT stops when an incumbent reaches it, and
+        ends at the best warm value.
+        """
+        model, data = self.model, self.data
+        tick = data.grid.tick
+        if self.objective_name == "makespan":
+            low = max(0, math.ceil(self.continuous_lower / tick - 1e-6))
+            high = self.horizon
+            low = min(low, high)
+            self.obj_low = low
+            self.obj = model.new_int_var(low, high, "makespan")
+            for i in range(self.n):
+                model.add(self.obj >= self.completion[i])
+        else:
+            low = max(self.scale, math.ceil(self.scale * self.continuous_lower - 1e-6))
+            high = self.upper if self.upper is not None else \
+                self.scale * max(1, self.horizon)
+            low = min(low, high)
+            self.obj_low = low
+            self.obj = model.new_int_var(low, high, "rho")
+            for i in range(self.n):
+                if data.length_ticks[i] > 0:
+                    model.add(self.scale * (self.completion[i] - self.start[i])
+                              <= self.obj * data.length_ticks[i])
+        model.minimize(self.obj)
+
+    def continuous_bound(self, bound: int) -> float:
+        """A valid lower bound of the continuous problem from a proven model
+        bound (``models/io-sched-cpsat.md``, "Time scaling")."""
+        data = self.data
+        tick = data.grid.tick
+        if self.objective_name == "makespan":
+            return bound * tick - self.error_makespan()
+        error = self.error_span()
+        rho = (bound - 1) / self.scale
+        values = [(rho * data.length_ticks[i] * tick - error) / data.length[i]
+                  for i in range(self.n) if data.length[i] > 0]
+        return max(1.0, min(values, default=1.0))
+
+    # -- solve ---------------------------------------------------------------------
+    def export(self, path: str) -> None:
+        """Write the CP-SAT model (``.pb`` binary or ``.pbtxt`` text proto)."""
+        if not (path.endswith(".pb") or path.endswith(".pbtxt")):
+            raise OptionError(f"export={path!r}: CP-SAT writes .pb or .pbtxt "
+                              "(.lp / .mps need solver cbc or highs)")
+        if not self.model.export_to_file(path):
+            raise SolverError(f"export={path!r}: CP-SAT could not write the model")
+
+    def solve(self) -> Outcome:
+        """Run CP-SAT, re-time its answer at the true lengths, convert the bound."""
+        cp = self.cp
+        clock = Stopwatch()
+        solver = make_solver(self.settings)
+        status = solver.solve(self.model)
+        wall = clock()
+        name = solver.status_name(status)
+        data = self.data
+        info: dict[str, Any] = {
+            "cpsat_status": name, "tick": data.grid.tick,
+            "exact_grid": data.grid.exact, "horizon_ticks": self.horizon,
+            "warm_value": self.upper, "branches": solver.num_branches,
+            "conflicts": solver.num_conflicts,
+        }
+        if status == cp.MODEL_INVALID:
+            raise SolverError(f"CP-SAT: model invalid ({self.model.validate()})")
+        if status == cp.INFEASIBLE:
+            if self.warm:
+                raise SolverError(f"CP-SAT: {self.problem} model infeasible although "
+                                  "a warm schedule fits it (a bug)")
+            return Outcome("infeasible", None, None, wall, info)
+        raw_bound = solver.best_objective_bound
+        if status in (cp.OPTIMAL, cp.FEASIBLE):
+            bound = math.ceil(raw_bound - 1e-6)
+            info["model_objective"] = int(round(solver.objective_value))
+            structure = self._structure(solver)
+        elif self.warm:
+            # No incumbent within the limit: fall back on the best warm
+            # schedule; CP-SAT's bound (if any) is still proven.
+            best = min(self.warm, key=lambda item: item[0])
+            structure = best[1]
+            info["model_objective"] = best[0]
+            info["incumbent"] = "warm"
+            bound = (math.ceil(raw_bound - 1e-6) if math.isfinite(raw_bound)
+                     else self.obj_low)
+            name = "FEASIBLE"
+        else:
+            return Outcome("unknown", None, self.continuous_lower, wall, info)
+        info["model_bound"] = bound
+        times = retime(data.instance, data.phases, structure,
+                       continuous_lengths(data.instance, data.phases))
+        schedule = to_schedule(data.instance, data.phases, structure, times,
+                               method=f"cpsat/{self.problem}", info={
+                                   "tick": data.grid.tick,
+                                   "cpsat_status": name})
+        lower = max(self.continuous_lower, self.continuous_bound(bound))
+        return Outcome(name.lower(), schedule, lower, wall, info)
+
+    def _io_order(self, solver: Any, partition: Sequence[int]
+                  ) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """Operations of every I/O node sorted by their solver start."""
+        ops: list[list[tuple[int, int, int]]] = [[] for _ in range(self.num_partitions)]
+        for i in range(self.n):
+            for q, s in enumerate(self.op_start[i]):
+                ops[partition[i]].append((solver.value(s), i, q))
+        return tuple(tuple((i, q) for _, i, q in sorted(items)) for items in ops)

@@ -1,0 +1,567 @@
+"""What the CP-SAT models share: the time grid, the job data in ticks, the
+left-shift re-timer and the solver settings.
+
+CP-SAT works on integers. Times are counted in *ticks* of ``tick`` time
+units (the ``resolution``). Every duration is rounded **up** to whole ticks,
+so an integer schedule stays feasible when its phases are re-timed at their
+true, shorter lengths (see :func:`retime`). The errors this adds, and how the
+solver's proven bound is turned into a valid bound of the continuous problem,
+are derived in ``models/io-sched-cpsat.md`` ("Time scaling"); in short:
+
+- the reported objective is always recomputed from the re-timed, validated
+  schedule on the continuous instance;
+- a tick lower bound ``LB`` of the rounded model gives the continuous bound
+  ``LB * tick - E``, where ``E`` is the sum of the rounding errors of every
+  item (compute lag, I/O phase, release) that one precedence path can visit;
+- when every duration is a multiple of the tick (:func:`choose_grid` looks for
+  such a grid first), ``E = 0`` and the scaled model is exact.
+"""
+
+from __future__ import annotations
+
+import graphlib
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ...errors import OptionError, SolverError
+from ...instance import Instance, Job
+from ...schedule import JobSchedule, Schedule
+
+__all__ = [
+    "DEFAULT_PARAMS",
+    "MAX_TICKS",
+    "MIN_TICKS_PER_DURATION",
+    "STRETCH_SCALE",
+    "CpsatSettings",
+    "JobPhases",
+    "ModelData",
+    "Structure",
+    "TimeGrid",
+    "Timing",
+    "choose_grid",
+    "continuous_lengths",
+    "job_phases",
+    "make_solver",
+    "retime",
+    "structure_from_schedule",
+    "tick_lengths",
+    "to_schedule",
+]
+
+MAX_TICKS = 10**8
+"""Largest horizon, in ticks, the default grid may use."""
+
+MIN_TICKS_PER_DURATION = 1000
+"""On an inexact grid, the shortest positive duration spans at least this many
+ticks (unless that would exceed :data:`MAX_TICKS`)."""
+
+STRETCH_SCALE = 10**7
+"""The max-stretch variable ``rho`` counts units of ``1 / STRETCH_SCALE``."""
+
+DEFAULT_PARAMS: dict[str, Any] = {}
+"""CP-SAT parameters applied unless overridden (chosen from measurements, see
+``models/io-sched-cpsat.md`` "Solver settings")."""
+
+_CLOSE = 1e-9
+"""Relative tolerance for "this float is a whole number of ticks"."""
+
+
+# -- time grid ------------------------------------------------------------------
+@dataclass(frozen=True)
+class TimeGrid:
+    """``tick`` time units per integer; ``exact`` if every duration of the
+    instance is a whole number of ticks (then rounding adds no error)."""
+
+    tick: float
+    exact: bool
+
+    def up(self, x: float) -> int:
+        """``ceil(x / tick)``, with ``x`` within rounding noise of a multiple of
+        the tick counted as that multiple."""
+        ratio = x / self.tick
+        near = round(ratio)
+        if abs(ratio - near) <= _CLOSE * max(1.0, abs(ratio)):
+            return int(near)
+        return math.ceil(ratio)
+
+    def down(self, x: float) -> int:
+        """``floor(x / tick)`` with the same tolerance as :meth:`up`."""
+        ratio = x / self.tick
+        near = round(ratio)
+        if abs(ratio - near) <= _CLOSE * max(1.0, abs(ratio)):
+            return int(near)
+        return math.floor(ratio)
+
+    def error(self, x: float) -> float:
+        """``up(x) * tick - x >= 0``: what rounding ``x`` up adds."""
+        return max(0.0, self.up(x) * self.tick - x)
+
+
+def _as_fraction(x: float) -> Fraction | None:
+    """``x`` as a fraction of denominator <= 10^6, if it is one (to 1e-9)."""
+    frac = Fraction(x).limit_denominator(10**6)
+    if abs(float(frac) - x) <= _CLOSE * max(1.0, abs(x)):
+        return frac
+    return None
+
+
+def choose_grid(values: Sequence[float], horizon: float,
+                resolution: float | None = None) -> TimeGrid:
+    """The time grid for a model whose durations are ``values``.
+
+    Parameters
+    ----------
+    values
+        Every duration and release the model rounds (compute lags, I/O
+        durations on every allowed partition, releases, pack starts).
+    horizon
+        An upper bound on the schedule length (a serial schedule).
+    resolution
+        Time units per tick, if the user fixes it (``> 0``).
+
+    Notes
+    -----
+    Default: the largest tick ``g`` of which every value is a whole multiple
+    (the gcd of the values as fractions of denominator ``<= 10^6``), if the
+    horizon then spans at most :data:`MAX_TICKS`; the model is then exact.
+    Otherwise ``tick = max(min positive value / MIN_TICKS_PER_DURATION,
+    horizon / MAX_TICKS)`` and the model rounds up (inexact).
+    """
+    positive = [float(v) for v in values if v > 0]
+    if resolution is not None:
+        if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) \
+                or not math.isfinite(resolution) or resolution <= 0:
+            raise OptionError(f"resolution={resolution!r} must be a number > 0")
+        grid = TimeGrid(float(resolution), True)
+        exact = all(grid.error(v) == 0.0 for v in positive)
+        return TimeGrid(float(resolution), exact)
+    if not positive:
+        return TimeGrid(1.0, True)
+    fractions = [_as_fraction(v) for v in positive]
+    if all(f is not None for f in fractions):
+        g = Fraction(0)
+        for f in fractions:
+            assert f is not None
+            g = Fraction(math.gcd(g.numerator * f.denominator,
+                                  f.numerator * g.denominator),
+                         g.denominator * f.denominator)
+        if g > 0 and horizon / float(g) <= MAX_TICKS:
+            return TimeGrid(float(g), True)
+    tick = max(min(positive) / MIN_TICKS_PER_DURATION, horizon / MAX_TICKS)
+    grid = TimeGrid(tick, False)
+    return TimeGrid(tick, all(grid.error(v) == 0.0 for v in positive))
+
+
+# -- job data -------------------------------------------------------------------
+@dataclass(frozen=True)
+class JobPhases:
+    """A job reduced to its positive-volume I/O phases ("operations").
+
+    ``ops[q]`` is the iteration of the ``q``-th operation, ``volumes[q]`` its
+    volume; ``lags[q]`` the compute time between the end of operation ``q-1``
+    (or the job start) and the start of operation ``q``; ``tail`` the compute
+    time after the last operation (all of it when there is none). Zero-volume
+    I/O phases take no time and never wait (the simulator's convention), so
+    they merge into the compute time around them.
+    """
+
+    ops: tuple[int, ...]
+    volumes: tuple[float, ...]
+    lags: tuple[float, ...]
+    tail: float
+
+
+def job_phases(job: Job) -> JobPhases:
+    """Split ``job`` into operations, lags and tail (:class:`JobPhases`)."""
+    ops: list[int] = []
+    volumes: list[float] = []
+    lags: list[float] = []
+    pending: list[float] = []
+    for j, (w, v) in enumerate(zip(job.compute, job.io_volume)):
+        pending.append(w)
+        if v > 0:
+            ops.append(j)
+            volumes.append(v)
+            lags.append(math.fsum(pending))
+            pending = []
+    return JobPhases(tuple(ops), tuple(volumes), tuple(lags), math.fsum(pending))
+
+
+@dataclass
+class ModelData:
+    """An instance in ticks, for one problem (which partitions each job may use).
+
+    Attributes
+    ----------
+    allowed
+        ``allowed[i]``: the partitions job ``i`` may run on.
+    lag, tail, release
+        Rounded-up compute lags, tails and releases, in ticks.
+    duration
+        ``duration[i][q][k]``: ticks of operation ``q`` of job ``i`` on ``k``.
+    length, length_ticks
+        ``T_i`` (continuous, at :meth:`Instance.bandwidth_of`) and
+        ``L_i = floor(T_i / tick)`` (``>= 1`` for a job of positive length).
+    """
+
+    instance: Instance
+    grid: TimeGrid
+    phases: list[JobPhases]
+    allowed: list[tuple[int, ...]]
+    lag: list[list[int]] = field(default_factory=list)
+    tail: list[int] = field(default_factory=list)
+    release: list[int] = field(default_factory=list)
+    duration: list[list[dict[int, int]]] = field(default_factory=list)
+    length: list[float] = field(default_factory=list)
+    length_ticks: list[int] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, instance: Instance, allowed: Sequence[tuple[int, ...]],
+              resolution: float | None = None,
+              extra_times: Sequence[float] = (), fine: float | None = None
+              ) -> ModelData:
+        """Choose the grid (:func:`choose_grid`) and round every duration.
+
+        ``fine``: if the default grid's tick is larger, split it into the
+        smallest whole number of parts that brings it to ``<= fine`` (within
+        :data:`MAX_TICKS`); an exact grid stays exact. Used for max stretch
+        with free starts, whose bound loses one tick per job start.
+        """
+        phases = [job_phases(job) for job in instance.jobs]
+        parts = instance.platform.partitions
+        values: list[float] = list(extra_times)
+        serial = 0.0
+        for job, ph, ks in zip(instance.jobs, phases, allowed):
+            values.extend(ph.lags)
+            values.append(ph.tail)
+            values.append(job.release)
+            values.append(job.length(instance.bandwidth_of(job)))
+            for k in ks:
+                values.extend(v / parts[k].bandwidth for v in ph.volumes)
+            serial += max(job.length(parts[k].bandwidth) for k in ks)
+        horizon = max(job.release for job in instance.jobs) + serial
+        grid = choose_grid(values, max(horizon, 1e-300), resolution)
+        if resolution is None and fine is not None and grid.tick > fine:
+            parts_per_tick = min(math.ceil(grid.tick / fine),
+                                 max(1, math.floor(MAX_TICKS * grid.tick / horizon)))
+            grid = TimeGrid(grid.tick / parts_per_tick, grid.exact)
+        data = cls(instance, grid, phases, [tuple(ks) for ks in allowed])
+        for job, ph, ks in zip(instance.jobs, phases, allowed):
+            data.lag.append([grid.up(x) for x in ph.lags])
+            data.tail.append(grid.up(ph.tail))
+            data.release.append(grid.up(job.release))
+            data.duration.append([{k: max(1, grid.up(v / parts[k].bandwidth))
+                                   for k in ks} for v in ph.volumes])
+            length = job.length(instance.bandwidth_of(job))
+            data.length.append(length)
+            data.length_ticks.append(max(1, grid.down(length)) if length > 0 else 0)
+        return data
+
+    @property
+    def num_jobs(self) -> int:
+        return len(self.phases)
+
+    def item_error(self, i: int) -> float:
+        """Sum of the rounding errors of job ``i``'s lags, tail and operations
+        (the worst partition for each operation)."""
+        grid = self.grid
+        parts = self.instance.platform.partitions
+        ph = self.phases[i]
+        total = math.fsum(grid.error(x) for x in ph.lags) + grid.error(ph.tail)
+        for q, v in enumerate(ph.volumes):
+            total += max(self.duration[i][q][k] * grid.tick - v / parts[k].bandwidth
+                         for k in self.allowed[i])
+        return max(0.0, total)
+
+    def serial_ticks(self, i: int) -> int:
+        """Ticks of job ``i`` alone on its slowest allowed partition."""
+        ops = max((sum(d[k] for d in self.duration[i]) for k in self.allowed[i]),
+                  default=0)
+        return sum(self.lag[i]) + self.tail[i] + ops
+
+
+# -- structures and the re-timer ---------------------------------------------------
+@dataclass(frozen=True)
+class Structure:
+    """The decisions of a schedule, without times.
+
+    ``partition[i]`` for every job; ``io_order[k]``: the operations ``(i, q)``
+    served by I/O node ``k``, in order; ``packs[k]``: the ordered packs (tuples
+    of job indices) of partition ``k``, or ``None`` for a non-pack schedule,
+    whose jobs then start at ``max(release, predecessors, not_before[i])``.
+    """
+
+    partition: tuple[int, ...]
+    io_order: tuple[tuple[tuple[int, int], ...], ...]
+    packs: tuple[tuple[tuple[int, ...], ...], ...] | None = None
+    not_before: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Lengths used by :func:`retime`: exact (continuous) or in ticks."""
+
+    lag: Callable[[int, int], float]
+    duration: Callable[[int, int, int], float]
+    tail: Callable[[int], float]
+    release: Callable[[int], float]
+
+
+def continuous_lengths(instance: Instance, phases: Sequence[JobPhases]) -> Timing:
+    """True lengths: ``lags``, ``v / b_k``, ``tail``, ``r_i``."""
+    parts = instance.platform.partitions
+    return Timing(lag=lambda i, q: phases[i].lags[q],
+                  duration=lambda i, q, k: phases[i].volumes[q] / parts[k].bandwidth,
+                  tail=lambda i: phases[i].tail,
+                  release=lambda i: instance.jobs[i].release)
+
+
+def tick_lengths(data: ModelData) -> Timing:
+    """Rounded lengths of :class:`ModelData`, in ticks."""
+    return Timing(lag=lambda i, q: data.lag[i][q],
+                  duration=lambda i, q, k: data.duration[i][q][k],
+                  tail=lambda i: data.tail[i],
+                  release=lambda i: data.release[i])
+
+
+@dataclass(frozen=True)
+class Retimed:
+    """Earliest times found by :func:`retime`."""
+
+    start: list[float]
+    op_start: list[list[float]]
+    completion: list[float]
+
+
+def retime(instance: Instance, phases: Sequence[JobPhases], structure: Structure,
+           timing: Timing) -> Retimed:
+    """Semi-active (left-shifted) times of ``structure`` with ``timing``.
+
+    Every event starts as early as the structure allows: a longest-path
+    computation over the precedence graph
+
+    - job start ``>= r_i`` (and ``>= not_before[i]``), ``>= C_p`` for every
+      predecessor ``p``; for packs, all jobs of a pack start together, after
+      every job of the previous pack of the partition has completed;
+    - operation ``q`` of job ``i`` ``>=`` end of operation ``q - 1`` (or the
+      job start) ``+ lag_iq``, and ``>=`` the end of the operation served just
+      before it on its I/O node;
+    - ``C_i`` = end of the last operation ``+ tail_i``.
+
+    If the structure came from a schedule that satisfies these precedences
+    with lengths ``>=`` the ones of ``timing``, every time found here is
+    ``<=`` the one of that schedule (longest paths are monotone in the
+    lengths). This is the rounding argument of ``models/io-sched-cpsat.md``.
+
+    Raises
+    ------
+    SolverError
+        If the precedences contain a cycle (an inconsistent structure: a bug).
+    """
+    jobs = instance.jobs
+    n = len(jobs)
+    index = instance.index
+    graph: dict[tuple, list[tuple[tuple, float]]] = {}
+    lower: dict[tuple, float] = {}
+    start_node: list[tuple] = []
+    if structure.packs is not None:
+        owner: dict[int, tuple] = {}
+        for k, packs in enumerate(structure.packs):
+            previous: tuple[int, ...] = ()
+            for p, pack in enumerate(packs):
+                node = ("P", k, p)
+                preds = [(("C", m), 0.0) for m in previous]
+                low = -math.inf
+                for i in pack:
+                    owner[i] = node
+                    low = max(low, timing.release(i))
+                    preds.extend((("C", index[d]), 0.0) for d in jobs[i].after)
+                graph[node] = preds
+                lower[node] = low
+                if pack:
+                    previous = pack
+        missing = [jobs[i].id for i in range(n) if i not in owner]
+        if missing:
+            raise SolverError(f"re-timer: job {missing[0]!r} is in no pack")
+        start_node = [owner[i] for i in range(n)]
+    else:
+        for i, job in enumerate(jobs):
+            node = ("S", i)
+            graph[node] = [(("C", index[d]), 0.0) for d in job.after]
+            low = timing.release(i)
+            if structure.not_before is not None:
+                low = max(low, structure.not_before[i])
+            lower[node] = low
+            start_node.append(node)
+    for i in range(n):
+        k = structure.partition[i]
+        previous_node = start_node[i]
+        previous_len = 0.0
+        for q in range(len(phases[i].ops)):
+            node = ("O", i, q)
+            graph[node] = [(previous_node, previous_len + timing.lag(i, q))]
+            previous_node = node
+            previous_len = timing.duration(i, q, k)
+        graph[("C", i)] = [(previous_node, previous_len + timing.tail(i))]
+    for k, order in enumerate(structure.io_order):
+        for (a, qa), (b, qb) in zip(order, order[1:]):
+            graph[("O", b, qb)].append(
+                (("O", a, qa), timing.duration(a, qa, structure.partition[a])))
+        for i, _ in order:
+            if structure.partition[i] != k:
+                raise SolverError(f"re-timer: job {jobs[i].id!r} has an operation "
+                                  f"on I/O node {k} but runs on "
+                                  f"{structure.partition[i]}")
+    sorter = graphlib.TopologicalSorter(
+        {node: [p for p, _ in preds] for node, preds in graph.items()})
+    try:
+        order = list(sorter.static_order())
+    except graphlib.CycleError as exc:
+        raise SolverError(f"re-timer: cyclic precedences {exc.args[1][:4]!r}") from None
+    times: dict[tuple, float] = {}
+    for node in order:
+        value = lower.get(node, -math.inf)
+        for pred, weight in graph.get(node, ()):
+            value = max(value, times[pred] + weight)
+        times[node] = value
+    return Retimed(
+        start=[times[start_node[i]] for i in range(n)],
+        op_start=[[times[("O", i, q)] for q in range(len(phases[i].ops))]
+                  for i in range(n)],
+        completion=[times[("C", i)] for i in range(n)])
+
+
+def to_schedule(instance: Instance, phases: Sequence[JobPhases],
+                structure: Structure, times: Retimed, method: str,
+                info: Mapping[str, object] | None = None) -> Schedule:
+    """The :class:`Schedule` of continuous re-timed ``times``.
+
+    Compute phase ``j`` starts when I/O phase ``j - 1`` ends (at ``S_i`` for
+    ``j = 0``); a zero-volume I/O phase starts and ends when its compute
+    phase ends.
+    """
+    parts = instance.platform.partitions
+    out = []
+    for i, job in enumerate(instance.jobs):
+        k = structure.partition[i]
+        bandwidth = parts[k].bandwidth
+        now = times.start[i]
+        q = 0
+        compute_starts: list[float] = []
+        io_starts: list[float] = []
+        for w, v in zip(job.compute, job.io_volume):
+            compute_starts.append(now)
+            now += w
+            if v > 0:
+                begin = max(times.op_start[i][q], now)
+                q += 1
+                io_starts.append(begin)
+                now = begin + v / bandwidth
+            else:
+                io_starts.append(now)
+        out.append(JobSchedule(job.id, k, tuple(compute_starts), tuple(io_starts)))
+    packs = None
+    if structure.packs is not None:
+        ids = [job.id for job in instance.jobs]
+        packs = tuple(tuple(tuple(ids[i] for i in pack) for pack in part if pack)
+                      for part in structure.packs)
+    return Schedule(tuple(out), packs=packs, method=method, info=dict(info or {}))
+
+
+def structure_from_schedule(instance: Instance, phases: Sequence[JobPhases],
+                            schedule: Schedule) -> Structure:
+    """The decisions of a (validated) schedule: partitions, I/O orders, packs."""
+    index = instance.index
+    num = instance.platform.num_partitions
+    partition = tuple(schedule[job.id].partition for job in instance.jobs)
+    ops: list[list[tuple[float, int, int]]] = [[] for _ in range(num)]
+    for i, job in enumerate(instance.jobs):
+        js = schedule[job.id]
+        for q, j in enumerate(phases[i].ops):
+            ops[partition[i]].append((js.io_starts[j], i, q))
+    order = tuple(tuple((i, q) for _, i, q in sorted(items)) for items in ops)
+    packs = None
+    if schedule.packs is not None:
+        packs = tuple(tuple(tuple(index[x] for x in pack) for pack in part)
+                      for part in schedule.packs)
+        packs = packs + ((),) * (num - len(packs))
+    return Structure(partition, order, packs)
+
+
+# -- solver settings ---------------------------------------------------------------
+@dataclass(frozen=True)
+class CpsatSettings:
+    """How CP-SAT runs.
+
+    ``params`` are passed to ``CpSolver.parameters`` by name (lists extend
+    repeated fields, e.g. ``{"extra_subsolvers": ["reduced_costs"]}``);
+    ``subsolvers`` is a shortcut for ``params["subsolvers"]``.
+    """
+
+    time_limit: float = 60.0
+    seed: int = 0
+    num_workers: int = 2
+    hints: bool = False
+    params: Mapping[str, Any] = field(default_factory=dict)
+    subsolvers: Sequence[str] | None = None
+    log: bool = False
+    stretch_scale: int = STRETCH_SCALE
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.time_limit, (int, float)) or not self.time_limit > 0:
+            raise OptionError(f"time_limit={self.time_limit!r} must be > 0")
+        if isinstance(self.num_workers, bool) or not isinstance(self.num_workers, int) \
+                or self.num_workers < 1:
+            raise OptionError(f"num_workers={self.num_workers!r} must be an integer "
+                              ">= 1")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise OptionError(f"seed={self.seed!r} must be an integer")
+        if not isinstance(self.stretch_scale, int) or self.stretch_scale < 1:
+            raise OptionError(f"stretch_scale={self.stretch_scale!r} must be an "
+                              "integer >= 1")
+
+
+def make_solver(settings: CpsatSettings) -> Any:
+    """A ``CpSolver`` configured by ``settings`` (defaults then overrides)."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    prm = solver.parameters
+    prm.max_time_in_seconds = float(settings.time_limit)
+    prm.num_workers = settings.num_workers
+    prm.random_seed = settings.seed
+    prm.log_search_progress = settings.log
+    params = {**DEFAULT_PARAMS, **dict(settings.params)}
+    if settings.subsolvers is not None:
+        params["subsolvers"] = list(settings.subsolvers)
+    from ortools.sat import sat_parameters_pb2
+
+    known = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name
+    for name, value in params.items():
+        if name not in known:
+            raise OptionError(f"params: {name!r} is not a CP-SAT parameter")
+        if isinstance(value, (list, tuple)):
+            field_ = getattr(prm, name)
+            field_.clear()
+            field_.extend(list(value))
+        else:
+            try:
+                setattr(prm, name, value)
+            except (TypeError, ValueError) as exc:
+                raise OptionError(f"params: {name}={value!r} is invalid "
+                                  f"({exc})") from None
+    return solver
+
+
+class Stopwatch:
+    """Wall-clock seconds since creation."""
+
+    def __init__(self) -> None:
+        self._t0 = time.perf_counter()
+
+    def __call__(self) -> float:
+        return time.perf_counter() - self._t0

@@ -1,0 +1,240 @@
+"""CP-SAT model of HPC-IO (SPEC §5): map jobs to partitions and schedule them
+under rules 1-5 (free start times, releases, dependencies).
+
+The partition choice uses one optional copy per allowed partition of every
+interval (job interval for the node cumulative, I/O interval per operation
+with the partition's length). Formulation: ``models/hpc-io-cpsat.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ...instance import Instance
+from .base import CpsatModel, Outcome
+from .common import CpsatSettings, ModelData, Retimed, Stopwatch, Structure
+from .warm import heuristic_pack_structures, one_job_per_pack
+
+__all__ = ["HpcIoModel", "allowed_partitions", "fine_tick", "solve_hpc_io"]
+
+
+def allowed_partitions(instance: Instance) -> list[tuple[int, ...]]:
+    """``K_i``: the job's own partition if the instance maps it, else every
+    partition with ``P_k >= Q_i``."""
+    parts = instance.platform.partitions
+    out = []
+    for job in instance.jobs:
+        if job.partition is not None:
+            out.append((job.partition,))
+        else:
+            out.append(tuple(k for k, p in enumerate(parts) if p.nodes >= job.nodes))
+    return out
+
+
+class HpcIoModel(CpsatModel):
+    """HPC-IO with optional intervals.
+
+    Variables: ``x_ik`` (job ``i`` on partition ``k``), ``S_i``, ``C_i``,
+    ``s_iq``; intervals ``J_i = [S_i, C_i)`` (optional copy ``J_ik`` per
+    partition) and ``[s_iq, s_iq + d_iqk)`` (optional per partition).
+    Constraints, in order: :meth:`_partition_choice`,
+    :meth:`_release_and_dependencies`, :meth:`_phase_chain`,
+    :meth:`_node_capacity`, :meth:`_exclusive_io`, :meth:`_named_resources`,
+    :meth:`_redundant_global_nodes`, :meth:`_redundant_global_io`,
+    :meth:`_symmetry_breaking`.
+    """
+
+    problem = "hpc-io"
+
+    def __init__(self, data: ModelData, objective: str, settings: CpsatSettings, *,
+                 lower_bound: float = 0.0, warm: Sequence[Structure] = (),
+                 redundant: bool = True, symmetry: bool = True) -> None:
+        self.use_redundant = redundant
+        self.use_symmetry = symmetry
+        super().__init__(data, objective, settings, lower_bound=lower_bound,
+                         warm=warm or [one_job_per_pack(data)])
+
+    # -- variables -------------------------------------------------------------------
+    def _variables(self) -> None:
+        """``x_ik`` (constant true for a single allowed partition), ``S_i`` in
+        ``[r_i, H]``, ``C_i``, operations and job intervals (global and one
+        optional copy per allowed partition)."""
+        model, data, horizon = self.model, self.data, self.horizon
+        self.presence: list[dict[int, Any]] = []
+        for i in range(self.n):
+            ks = data.allowed[i]
+            if len(ks) == 1:
+                self.presence.append({ks[0]: True})
+            else:
+                self.presence.append({k: model.new_bool_var(f"x[{i},{k}]")
+                                      for k in ks})
+        self.start = [model.new_int_var(min(data.release[i], horizon), horizon,
+                                        f"S[{i}]") for i in range(self.n)]
+        self.completion = [model.new_int_var(0, horizon, f"C[{i}]")
+                           for i in range(self.n)]
+        self._operation_variables(self.presence)
+        self._job_intervals()
+        self.job_copies: list[list[tuple[int, int, Any]]] = [
+            [] for _ in range(self.num_partitions)]
+        for i in range(self.n):
+            span = self.job_interval[i].size_expr()
+            for k, lit in self.presence[i].items():
+                if lit is True:
+                    interval = self.job_interval[i]
+                else:
+                    interval = model.new_optional_interval_var(
+                        self.start[i], span, self.completion[i], lit, f"job[{i},{k}]")
+                self.job_copies[k].append((i, data.instance.jobs[i].nodes, interval))
+
+    # -- constraints ------------------------------------------------------------------
+    def _constraints(self) -> None:
+        self._partition_choice()            # mapping
+        self._release_and_dependencies()    # rule 1
+        self._phase_chain()                 # rules 2-3
+        self._node_capacity()               # rule 4
+        self._exclusive_io()                # rule 5
+        self._named_resources()             # rule 4, named resources
+        if self.use_redundant:
+            self._redundant_global_nodes()
+            self._redundant_global_io()
+        if self.use_symmetry:
+            self._symmetry_breaking()
+
+    def _partition_choice(self) -> None:
+        """Each job runs on exactly one allowed partition:
+        :math:`\\sum_{k \\in K_i} x_{ik} = 1`."""
+        for lits in self.presence:
+            values = list(lits.values())
+            if len(values) > 1:
+                self.model.add_exactly_one(values)
+
+    def _release_and_dependencies(self) -> None:
+        """Rule 1: :math:`S_i \\ge r_i` (variable domain) and
+        :math:`S_i \\ge C_p` for every predecessor ``p``."""
+        index = self.data.instance.index
+        for i, job in enumerate(self.data.instance.jobs):
+            for dep in job.after:
+                self.model.add(self.start[i] >= self.completion[index[dep]])
+
+    def _node_capacity(self) -> None:
+        """Rule 4, per partition:
+
+        .. math:: \\text{Cumulative}\\{(J_{ik}, Q_i)\\} \\le P_k \\quad \\forall k
+        """
+        for k, copies in enumerate(self.job_copies):
+            used = [(q, iv) for _, q, iv in copies if q > 0]
+            if sum(q for q, _ in used) > self.data.instance.platform.partitions[k].nodes:
+                self.model.add_cumulative([iv for _, iv in used], [q for q, _ in used],
+                                          self.data.instance.platform.partitions[k].nodes)
+
+    def _exclusive_io(self) -> None:
+        """Rule 5, per I/O node (optional intervals of the jobs placed there):
+
+        .. math:: \\text{NoOverlap}\\{[s_{iq}, s_{iq} + d_{iqk}) : x_{ik}\\}
+        """
+        for intervals in self.io_intervals:
+            if len(intervals) > 1:
+                self.model.add_no_overlap(intervals)
+
+    def _redundant_global_nodes(self) -> None:
+        """Redundant: all partitions together hold at most their total nodes,
+
+        .. math:: \\text{Cumulative}\\{(J_i, Q_i)\\} \\le \\sum_k P_k
+
+        (implied by the per-partition cumulatives; gives the global energy
+        reasoning the optional copies hide).
+        """
+        if self.num_partitions < 2:
+            return
+        used = [(self.data.instance.jobs[i].nodes, self.job_interval[i])
+                for i in range(self.n) if self.data.instance.jobs[i].nodes > 0]
+        total = self.data.instance.platform.total_nodes
+        if sum(q for q, _ in used) > total:
+            self.model.add_cumulative([iv for _, iv in used], [q for q, _ in used],
+                                      total)
+
+    def _redundant_global_io(self) -> None:
+        """Redundant: the ``R`` I/O nodes serve at most ``R`` phases at a time,
+        each phase lasting at least its shortest length over partitions,
+
+        .. math:: \\text{Cumulative}\\{([s_{iq}, s_{iq} + \\min_k d_{iqk}), 1)\\}
+                  \\le R
+        """
+        if self.num_partitions < 2 or len(self.io_min_intervals) <= self.num_partitions:
+            return
+        self.model.add_cumulative(self.io_min_intervals,
+                                  [1] * len(self.io_min_intervals),
+                                  self.num_partitions)
+
+    def _symmetry_breaking(self) -> None:
+        """Interchangeable jobs ``a < b`` (same data, no successor):
+        :math:`S_a \\le S_b` (relabel the two jobs of any schedule)."""
+        for a, b in self._symmetry_pairs():
+            self.model.add(self.start[a] <= self.start[b])
+
+    # -- answers ---------------------------------------------------------------------
+    def _partition_values(self, solver: Any) -> tuple[int, ...]:
+        out = []
+        for lits in self.presence:
+            chosen = [k for k, lit in lits.items()
+                      if lit is True or solver.boolean_value(lit)]
+            out.append(chosen[0])
+        return tuple(out)
+
+    def _structure(self, solver: Any) -> Structure:
+        partition = self._partition_values(solver)
+        tick = self.data.grid.tick
+        not_before = tuple(solver.value(s) * tick for s in self.start)
+        return Structure(partition, self._io_order(solver, partition),
+                         not_before=not_before)
+
+    def _hint(self, structure: Structure, times: Retimed) -> None:
+        super()._hint(structure, times)
+        for i, lits in enumerate(self.presence):
+            for k, lit in lits.items():
+                if lit is not True:
+                    self.model.add_hint(lit, structure.partition[i] == k)
+
+    def error_makespan(self) -> float:
+        """``E = sum_i (rounding errors of job i) + max_i (ceil(r_i) - r_i)``:
+        a precedence path visits every item at most once and one release."""
+        data = self.data
+        return (math.fsum(data.item_error(i) for i in range(self.n))
+                + max(data.grid.error(job.release) for job in data.instance.jobs))
+
+    def error_span(self) -> float:
+        """``E + tick``: the path starts at a job start rounded up to a tick."""
+        return self.error_makespan() + self.data.grid.tick
+
+
+def fine_tick(instance: Instance, objective: str) -> float | None:
+    """For max stretch with free starts: a tick of at most ``1e-7 T_min``, so
+    that the one tick a job start loses costs ``<= 1e-7`` in stretch."""
+    if objective != "max-stretch":
+        return None
+    lengths = [job.length(instance.bandwidth_of(job)) for job in instance.jobs]
+    positive = [t for t in lengths if t > 0]
+    return 1e-7 * min(positive) if positive else None
+
+
+def solve_hpc_io(instance: Instance, objective: str, settings: CpsatSettings, *,
+                 lower_bound: float = 0.0, resolution: float | None = None,
+                 redundant: bool = True, symmetry: bool = True, warm: bool = True,
+                 export: str | None = None) -> Outcome:
+    """Build and solve :class:`HpcIoModel` (see :func:`opt_sched.solve`)."""
+    clock = Stopwatch()
+    data = ModelData.build(instance, allowed_partitions(instance), resolution,
+                           fine=fine_tick(instance, objective))
+    structures = [one_job_per_pack(data)]
+    if warm:
+        structures += heuristic_pack_structures(instance, data)
+    model = HpcIoModel(data, objective, settings, lower_bound=lower_bound,
+                       warm=structures, redundant=redundant, symmetry=symmetry)
+    if export:
+        model.export(export)
+    outcome = model.solve()
+    outcome.info["build_time"] = clock() - outcome.wall_time
+    outcome.wall_time = clock()
+    return outcome

@@ -1,0 +1,1 @@
+"""MILP models (PuLP; CBC by default, HiGHS as an option)."""

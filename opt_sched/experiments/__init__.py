@@ -1,0 +1,8 @@
+"""Experiments: comparisons, gap tables and reproductions of the seeds.
+
+- :mod:`.compare` -- every heuristic x every I/O policy on one instance.
+- :mod:`.gap` -- heuristics against the best proven bound.
+- :mod:`.ics2020` -- the evaluation of seed 003 (Figs. 5-8, 10-12, 14, 15).
+
+Import the submodules directly; this package imports nothing heavy.
+"""

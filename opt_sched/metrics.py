@@ -1,0 +1,359 @@
+"""Metrics of a schedule (SPEC §4): per-job table, summary, curves over time.
+
+Notation. Job ``i`` runs on partition ``k(i)`` (bandwidth ``b_k``) with
+``Q_i`` nodes, release ``r_i``, start ``S_i`` (first compute phase) and
+completion ``C_i`` (:meth:`Schedule.completion`). Its reference length is
+``T_i = T_i(b)`` with ``b`` = :meth:`Instance.bandwidth_of` (the job's
+partition bandwidth if the instance maps it, else the platform's largest),
+exactly as :meth:`Schedule.stretches` uses. Its *execution time* on the
+partition it got is
+
+.. math:: E_i = \\sum_j w_{ij} + \\sum_j v_{ij} / b_{k(i)},
+
+which equals ``T_i`` unless an unmapped job runs on a slower partition.
+
+Per job:
+
+- stretch :math:`(C_i - S_i) / T_i`, flow stretch :math:`(C_i - r_i) / T_i`
+  (both 1 by convention when ``T_i = 0``, as in :meth:`Schedule.stretches`),
+  bounded slowdown :math:`\\max(1, (C_i - r_i) / \\max(T_i, \\tau))`;
+- wait :math:`S_i - r_i`; I/O wait
+  :math:`\\sum_j \\max(0, o_{ij} - (c_{ij} + w_{ij}))`, the time spent between
+  the end of a compute phase and the start of its I/O phase;
+- delay :math:`C_i - S_i - E_i`, the time the job holds its nodes without
+  computing or doing I/O (the I/O wait, plus any other gap the schedule
+  leaves).
+
+Node-time over the window ``[0, C_max]`` and all ``N = sum_k P_k`` nodes
+(seed 003, Fig. 14): exec :math:`\\sum_i Q_i E_i`, delay
+:math:`\\sum_i Q_i (C_i - S_i - E_i)`, idle :math:`N C_{max}` minus both, so
+``exec + delay + idle = N * C_max``. Utilisation is the work executed per
+node-second, :math:`\\sum_i Q_i E_i / (N C_{max})`; allocation counts the
+delay too, :math:`\\sum_i Q_i (C_i - S_i) / (N C_{max})` (seed 000's
+"utilisation" of allocated nodes). I/O occupancy is the time at least one
+I/O phase of positive length is in progress, summed over the ``R`` I/O
+nodes, over :math:`R C_{max}`.
+
+The metrics do not judge feasibility (:mod:`opt_sched.validation` does); on
+an infeasible schedule they are computed all the same, and idle node-time can
+then be negative.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .errors import OptionError
+from .instance import Instance
+from .schedule import Schedule
+
+__all__ = [
+    "io_occupancy_over_time",
+    "job_table",
+    "summary",
+    "utilisation_over_time",
+]
+
+JOB_COLUMNS = ("partition", "nodes", "release", "start", "completion", "length",
+               "exec_time", "stretch", "flow_stretch", "bounded_slowdown", "wait",
+               "io_wait", "delay", "pack")
+"""Columns of :func:`job_table`, in order."""
+
+
+def _check_option(name: str, value: float) -> float:
+    """``value`` as a float if it is a finite number >= 0, else OptionError."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or value < 0):
+        raise OptionError(f"metrics: {name}={value!r} must be a finite number >= 0")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class _Phases:
+    """Every phase as flat arrays (job after job, instance order).
+
+    Zero-length phases are kept; consumers drop them where it matters.
+    """
+
+    job: np.ndarray        # (m,) job index
+    c_start: np.ndarray
+    c_end: np.ndarray
+    o_start: np.ndarray
+    o_end: np.ndarray
+
+
+def _phases(instance: Instance, schedule: Schedule) -> _Phases:
+    parts = instance.platform.partitions
+    cs, cl, os_, ol = [], [], [], []
+    for job in instance.jobs:
+        js = schedule[job.id]
+        cs.append(np.asarray(js.compute_starts, dtype=float))
+        os_.append(np.asarray(js.io_starts, dtype=float))
+        cl.append(job.compute_array)
+        ol.append(job.volume_array / parts[js.partition].bandwidth)
+    sizes = [job.iterations for job in instance.jobs]
+    c_start, o_start = np.concatenate(cs), np.concatenate(os_)
+    return _Phases(np.repeat(np.arange(instance.num_jobs), sizes),
+                   c_start, c_start + np.concatenate(cl),
+                   o_start, o_start + np.concatenate(ol))
+
+
+def _pack_index(instance: Instance, schedule: Schedule) -> np.ndarray:
+    """Index of each job's pack within its partition (NaN without packs)."""
+    out = np.full(instance.num_jobs, np.nan)
+    if schedule.packs is None:
+        return out
+    for row in schedule.packs:
+        for p, pack in enumerate(row):
+            for job_id in pack:
+                if job_id in instance.index:
+                    out[instance.index[job_id]] = p
+    return out
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den``, and 1 where ``den == 0``."""
+    safe = np.where(den > 0, den, 1.0)
+    return np.where(den > 0, num / safe, 1.0)
+
+
+def job_table(instance: Instance, schedule: Schedule, *,
+              tau: float = 10.0) -> pd.DataFrame:
+    """One row per job, indexed by job id (instance order); see the module text.
+
+    Columns: ``partition``, ``nodes`` (``Q_i``), ``release``, ``start``
+    (``S_i``), ``completion`` (``C_i``), ``length`` (``T_i``), ``exec_time``
+    (``E_i``), ``stretch``, ``flow_stretch``, ``bounded_slowdown`` (with
+    ``tau``), ``wait``, ``io_wait``, ``delay``, ``pack`` (index of the job's
+    pack on its partition, NaN when the schedule has no packs).
+
+    Examples
+    --------
+    >>> from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
+    >>> inst = Instance("one", Platform.homogeneous(1, nodes=2),
+    ...                 (Job.periodic("a", 2, 4.0, 2.0, release=1.0),))
+    >>> sched = Schedule((JobSchedule("a", 0, (3.0,), (10.0,)),))
+    >>> job_table(inst, sched).loc["a", ["stretch", "wait", "io_wait"]].tolist()
+    [1.5, 2.0, 3.0]
+    """
+    tau = _check_option("tau", tau)
+    schedule.check_shape(instance)
+    parts = instance.platform.partitions
+    jobs = instance.jobs
+    partition = np.array([schedule[j.id].partition for j in jobs], dtype=np.int64)
+    nodes = np.array([j.nodes for j in jobs], dtype=np.int64)
+    release = np.array([j.release for j in jobs])
+    start = np.array([schedule[j.id].start for j in jobs])
+    completion = np.array([schedule[j.id].completion(j, parts[k].bandwidth)
+                           for j, k in zip(jobs, partition)])
+    length = np.array([j.length(instance.bandwidth_of(j)) for j in jobs])
+    exec_time = np.array([j.length(parts[k].bandwidth)
+                          for j, k in zip(jobs, partition)])
+    ph = _phases(instance, schedule)
+    io_wait = np.bincount(ph.job, weights=np.maximum(0.0, ph.o_start - ph.c_end),
+                          minlength=len(jobs))
+    flow = completion - release
+    table = pd.DataFrame({
+        "partition": partition,
+        "nodes": nodes,
+        "release": release,
+        "start": start,
+        "completion": completion,
+        "length": length,
+        "exec_time": exec_time,
+        "stretch": _ratio(completion - start, length),
+        "flow_stretch": _ratio(flow, length),
+        "bounded_slowdown": np.maximum(1.0, _ratio(flow, np.maximum(length, tau))),
+        "wait": start - release,
+        "io_wait": io_wait,
+        "delay": completion - start - exec_time,
+        "pack": _pack_index(instance, schedule),
+    }, index=pd.Index([j.id for j in jobs], name="job"))
+    return table
+
+
+def _union_length(starts: np.ndarray, ends: np.ndarray) -> float:
+    """Length of the union of the intervals ``[starts, ends)``."""
+    keep = ends > starts
+    s, e = starts[keep], ends[keep]
+    if not len(s):
+        return 0.0
+    order = np.argsort(s, kind="stable")
+    s, e = s[order], e[order]
+    reach = np.concatenate(([-np.inf], np.maximum.accumulate(e)[:-1]))
+    return float(np.sum(np.maximum(0.0, e - np.maximum(s, reach))))
+
+
+def _io_busy_time(instance: Instance, schedule: Schedule, ph: _Phases) -> float:
+    """Sum over the I/O nodes of the time at least one I/O phase runs."""
+    partition = np.array([schedule[j.id].partition for j in instance.jobs])
+    phase_part = partition[ph.job]
+    return sum(_union_length(ph.o_start[phase_part == k], ph.o_end[phase_part == k])
+               for k in range(instance.platform.num_partitions))
+
+
+def summary(instance: Instance, schedule: Schedule, *,
+            tau: float = 10.0) -> pd.Series:
+    """The schedule in one row (SPEC §4); see the module text for the math.
+
+    Entries: ``makespan``, ``max_stretch``, ``mean_stretch``,
+    ``mean_pack_max_stretch`` (mean over packs of the pack's max stretch; a
+    schedule without packs counts one pack per partition that runs jobs),
+    ``max_flow_stretch``, ``mean_bounded_slowdown``, ``utilisation``,
+    ``allocation``, ``exec_node_time``, ``delay_node_time``,
+    ``idle_node_time``, ``io_occupancy``, ``io_load_alpha``
+    (:meth:`Instance.io_load`), ``num_packs`` (as counted for
+    ``mean_pack_max_stretch``), ``num_jobs``.
+
+    The Series has dtype ``object`` holding Python ``float`` and ``int``, so
+    ``summary(...).to_dict()`` is JSON-ready. Ratios over a zero makespan are
+    NaN.
+    """
+    table = job_table(instance, schedule, tau=tau)
+    makespan = float(table["completion"].max())
+    total_nodes = instance.platform.total_nodes
+    area = total_nodes * makespan
+    exec_node = float(np.dot(table["nodes"], table["exec_time"]))
+    held = float(np.dot(table["nodes"], table["completion"] - table["start"]))
+    delay_node = held - exec_node
+    if schedule.packs is not None:
+        groups = table.groupby(["partition", "pack"])["stretch"].max()
+    else:
+        groups = table.groupby("partition")["stretch"].max()
+    io_busy = _io_busy_time(instance, schedule, _phases(instance, schedule))
+    io_area = instance.platform.num_partitions * makespan
+
+    def share(x: float, of: float) -> float:
+        return x / of if of > 0 else math.nan
+
+    values = {
+        "makespan": makespan,
+        "max_stretch": float(table["stretch"].max()),
+        "mean_stretch": float(table["stretch"].mean()),
+        "mean_pack_max_stretch": float(groups.mean()),
+        "max_flow_stretch": float(table["flow_stretch"].max()),
+        "mean_bounded_slowdown": float(table["bounded_slowdown"].mean()),
+        "utilisation": share(exec_node, area),
+        "allocation": share(held, area),
+        "exec_node_time": exec_node,
+        "delay_node_time": delay_node,
+        "idle_node_time": area - held,
+        "io_occupancy": share(io_busy, io_area),
+        "io_load_alpha": float(instance.io_load()),
+        "num_packs": len(groups),
+        "num_jobs": int(instance.num_jobs),
+    }
+    return pd.Series(values, dtype=object, name=schedule.method or instance.name)
+
+
+def _snap(times: np.ndarray, rel_tol: float) -> np.ndarray:
+    """Each time replaced by the first of its cluster of nearly equal times.
+
+    Sorted distinct times closer than ``rel_tol * max(1, max |t|)`` to their
+    predecessor join its cluster, so floating-point noise (an I/O phase ending
+    at ``10.1 + 1e-15`` and the next starting at ``10.1``) adds no step.
+    """
+    if not len(times):
+        return times
+    grid = np.unique(times)
+    eps = rel_tol * max(1.0, float(np.max(np.abs(grid))))
+    first = np.concatenate(([True], np.diff(grid) > eps))
+    heads = grid[first]
+    return heads[np.searchsorted(heads, times, side="right") - 1]
+
+
+def _step(times: np.ndarray, deltas: np.ndarray, origin: float = 0.0
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Breakpoints and levels of the step function ``sum of deltas at t' <= t``.
+
+    The level at ``times_out[m]`` holds on ``[times_out[m], times_out[m+1])``.
+    ``origin`` is always a breakpoint; breakpoints where the level does not
+    change are dropped (except the first).
+    """
+    grid, inverse = np.unique(np.concatenate((times, [origin])), return_inverse=True)
+    net = np.bincount(inverse, weights=np.concatenate((deltas, [0.0])),
+                      minlength=len(grid))
+    level = np.cumsum(net)
+    keep = np.concatenate(([True], np.abs(level[1:] - level[:-1]) > 1e-9))
+    return grid[keep], level[keep]
+
+
+def utilisation_over_time(instance: Instance, schedule: Schedule, *,
+                          rel_tol: float = 1e-9) -> pd.DataFrame:
+    """Node use as a step function of time.
+
+    Row ``m`` holds on ``[time_m, time_{m+1})``; the last row (at ``C_max``)
+    is zero. Columns: ``time``; ``busy_nodes``, the nodes of jobs computing or
+    doing I/O, :math:`\\sum_i Q_i [t \\text{ in a phase of } i]`;
+    ``allocated_nodes``, :math:`\\sum_i Q_i [S_i \\le t < C_i]`;
+    ``utilisation = busy_nodes / N`` and ``allocation = allocated_nodes / N``.
+    The time average of ``utilisation`` over ``[0, C_max]`` is
+    :func:`summary`'s ``utilisation`` (likewise ``allocation``). Times closer
+    than ``rel_tol * max(1, max |t|)`` are merged (floating-point noise).
+    """
+    rel_tol = _check_option("rel_tol", rel_tol)
+    table = job_table(instance, schedule)
+    ph = _phases(instance, schedule)
+    q = table["nodes"].to_numpy(dtype=float)
+    qp = q[ph.job]
+    busy_t = np.concatenate((ph.c_start, ph.c_end, ph.o_start, ph.o_end))
+    live = np.concatenate((ph.c_end > ph.c_start,) * 2 + (ph.o_end > ph.o_start,) * 2)
+    busy_d = np.concatenate((qp, -qp, qp, -qp))
+    s, c = table["start"].to_numpy(), table["completion"].to_numpy()
+    held_t = np.concatenate((s, c))
+    held_d = np.concatenate((q, -q))
+    snapped = _snap(np.concatenate((busy_t[live], held_t, [0.0])), rel_tol)
+    busy_t, held_t = snapped[:int(live.sum())], snapped[int(live.sum()):-1]
+    busy_d = busy_d[live]
+    times = np.unique(snapped)
+    busy = _level_at(busy_t, busy_d, times)
+    held = _level_at(held_t, held_d, times)
+    keep = np.concatenate(([True], (np.abs(busy[1:] - busy[:-1]) > 0.5)
+                           | (np.abs(held[1:] - held[:-1]) > 0.5)))
+    total = instance.platform.total_nodes
+    return pd.DataFrame({"time": times[keep],
+                         "busy_nodes": busy[keep].round().astype(np.int64),
+                         "allocated_nodes": held[keep].round().astype(np.int64),
+                         "utilisation": busy[keep] / total,
+                         "allocation": held[keep] / total})
+
+
+def _level_at(times: np.ndarray, deltas: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The step function ``sum of deltas at times <= t``, evaluated at ``at``."""
+    order = np.argsort(times, kind="stable")
+    cum = np.concatenate(([0.0], np.cumsum(deltas[order])))
+    return cum[np.searchsorted(times[order], at, side="right")]
+
+
+def io_occupancy_over_time(instance: Instance, schedule: Schedule, *,
+                           rel_tol: float = 1e-9) -> pd.DataFrame:
+    """Whether each I/O node is busy, as a step function of time.
+
+    Rows sorted by partition then time; ``busy`` (0 or 1) holds on
+    ``[time, next time of the same partition)`` and the last row of each
+    partition is 0 (or its only row, at ``t = 0``, when it does no I/O).
+    ``active`` counts the I/O phases in progress (more than 1 only in an
+    infeasible schedule). Phases of length zero are ignored, and times closer
+    than ``rel_tol * max(1, max |t|)`` are merged (floating-point noise).
+    """
+    rel_tol = _check_option("rel_tol", rel_tol)
+    schedule.check_shape(instance)
+    ph = _phases(instance, schedule)
+    partition = np.array([schedule[j.id].partition for j in instance.jobs])
+    phase_part = partition[ph.job]
+    live = ph.o_end > ph.o_start
+    frames = []
+    for k in range(instance.platform.num_partitions):
+        mine = live & (phase_part == k)
+        ones = np.ones(int(mine.sum()))
+        times, active = _step(_snap(np.concatenate((ph.o_start[mine], ph.o_end[mine])),
+                                    rel_tol),
+                              np.concatenate((ones, -ones)))
+        frames.append(pd.DataFrame({"time": times, "partition": k,
+                                    "busy": (active > 0.5).astype(np.int64),
+                                    "active": active.round().astype(np.int64)}))
+    return pd.concat(frames, ignore_index=True)

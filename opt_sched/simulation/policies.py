@@ -1,0 +1,168 @@
+"""The eight I/O list policies of seed 003 §5.1 (SPEC §6).
+
+When an I/O node becomes free and phases wait for it, the policy picks the
+waiting phase with the smallest key; ties go to the earliest request, then
+to the lowest instance index. Notation for the pending phase ``j`` of job
+``i`` on a partition of bandwidth ``b``: ``d_ij = v_ij / b`` its duration,
+``t`` the decision time, ``S_i`` the job's start, ``T_i = sum_j (w_ij +
+d_ij)`` its contention-free length and
+
+.. math:: P_{ij} = \\sum_{j' < j} (w_{ij'} + d_{ij'}) + w_{ij}
+
+the contention-free work it has done when it requests phase ``j``.
+
+The keys (smallest first):
+
+====================== =====================================================
+``lowest-id``          ``i`` (instance order)
+``longest-io``         ``-d_ij``
+``shortest-io``        ``d_ij``
+``shortest-remaining`` ``d_ij + sum_{j' > j} (w_ij' + d_ij')``
+``longest-remaining``  ``-(d_ij + sum_{j' > j} (w_ij' + d_ij'))``
+``fifo``               the request time ``t_ij^req`` (end of compute ``j``)
+``bandwidth``          ``(sum_j d_ij) / T_i``, the job's I/O fraction
+``stretch``            ``-(t + d_ij - S_i) / (P_ij + d_ij)``
+====================== =====================================================
+
+``stretch`` reads "worst current stretch" (seed 003) as the stretch the job
+would have at the end of this phase if the phase started now: elapsed time
+over contention-free work done, both counted up to the end of the phase.
+It is ``>= 1`` and grows with the time the job has lost waiting.
+
+Six keys are fixed when the phase is requested and are precomputed per phase
+(:attr:`Policy.phase_key`); ``fifo`` keys on the request time and ``stretch``
+on the decision time, so the kernel computes those two itself (the integer
+:attr:`Policy.mode` selects the kernel's branch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import OptionError
+from .kernel import MODE_FIFO, MODE_STATIC, MODE_STRETCH, segment_cumsum
+
+__all__ = ["POLICIES", "POLICY_NAMES", "PhaseTable", "Policy", "get_policy"]
+
+
+class PhaseTable(NamedTuple):
+    """All phases of an instance, job after job (instance order).
+
+    Job ``i`` owns entries ``off[i]:off[i+1]``; ``job[p]`` is the job of
+    entry ``p``, ``w[p]`` its compute length and ``d[p]`` its I/O duration on
+    the job's partition.
+    """
+
+    job: np.ndarray
+    off: np.ndarray
+    w: np.ndarray
+    d: np.ndarray
+
+    def done(self) -> np.ndarray:
+        """``P_ij = sum_{j'<j} (w_ij' + d_ij') + w_ij`` per phase."""
+        return segment_cumsum(self.w + self.d, self.off, False) - self.d
+
+    def remaining(self) -> np.ndarray:
+        """``d_ij + sum_{j'>j} (w_ij' + d_ij')`` per phase."""
+        return segment_cumsum(self.w + self.d, self.off, True) - self.w
+
+    def per_job(self, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` over each job's phases, repeated on its phases."""
+        sums = segment_cumsum(values, self.off, True)[self.off[:-1]]
+        return sums[self.job]
+
+
+PhaseKey = Callable[[PhaseTable], np.ndarray]
+"""``phases -> key`` of every phase (smaller is served first)."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """An I/O list policy: its name, kernel mode and per-phase key."""
+
+    name: str
+    mode: int
+    phase_key: PhaseKey | None
+    summary: str
+
+
+def lowest_id_key(ph: PhaseTable) -> np.ndarray:
+    """``lowest-id``: key ``i``, the job's position in the instance."""
+    return ph.job.astype(np.float64)
+
+
+def longest_io_key(ph: PhaseTable) -> np.ndarray:
+    """``longest-io``: key ``-d_ij``, the longest pending phase first."""
+    return -ph.d
+
+
+def shortest_io_key(ph: PhaseTable) -> np.ndarray:
+    """``shortest-io``: key ``d_ij``, the shortest pending phase first."""
+    return ph.d.copy()
+
+
+def shortest_remaining_key(ph: PhaseTable) -> np.ndarray:
+    """``shortest-remaining``: key ``d_ij + sum_{j'>j} (w_ij' + d_ij')``, the
+    contention-free work left including the pending phase; least first."""
+    return ph.remaining()
+
+
+def longest_remaining_key(ph: PhaseTable) -> np.ndarray:
+    """``longest-remaining``: key ``-(d_ij + sum_{j'>j} (w_ij' + d_ij'))``;
+    the most work left first."""
+    return -ph.remaining()
+
+
+def bandwidth_key(ph: PhaseTable) -> np.ndarray:
+    """``bandwidth``: key ``(sum_j d_ij) / T_i``, the job's I/O fraction;
+    the job that needs the I/O node least, relative to its length, first
+    (0 for a job of length 0)."""
+    io = ph.per_job(ph.d)
+    total = ph.per_job(ph.w + ph.d)
+    return np.divide(io, total, out=np.zeros_like(io), where=total > 0)
+
+
+_ALL = (
+    Policy("lowest-id", MODE_STATIC, lowest_id_key,
+           "lowest instance index first"),
+    Policy("longest-io", MODE_STATIC, longest_io_key,
+           "longest pending I/O phase first"),
+    Policy("shortest-io", MODE_STATIC, shortest_io_key,
+           "shortest pending I/O phase first"),
+    Policy("shortest-remaining", MODE_STATIC, shortest_remaining_key,
+           "least remaining contention-free work (pending I/O included) first"),
+    Policy("longest-remaining", MODE_STATIC, longest_remaining_key,
+           "most remaining contention-free work (pending I/O included) first"),
+    Policy("fifo", MODE_FIFO, None,
+           "earliest request first: key = request time"),
+    Policy("bandwidth", MODE_STATIC, bandwidth_key,
+           "lowest job I/O fraction (sum_j d_ij) / T_i first"),
+    Policy("stretch", MODE_STRETCH, None,
+           "largest stretch at the end of the phase if it started now, "
+           "(t + d_ij - S_i) / (P_ij + d_ij), first"),
+)
+
+POLICIES: dict[str, Policy] = {p.name: p for p in _ALL}
+"""The registry: policy name -> :class:`Policy`."""
+
+POLICY_NAMES: tuple[str, ...] = tuple(POLICIES)
+"""The eight names, in the order of seed 003 §5.1."""
+
+
+def get_policy(name: str) -> Policy:
+    """The policy called ``name``.
+
+    Raises
+    ------
+    OptionError
+        ``name`` is not one of :data:`POLICY_NAMES`.
+    """
+    try:
+        return POLICIES[name]
+    except (KeyError, TypeError):
+        raise OptionError(f"policy={name!r} is unknown; choose one of "
+                          f"{', '.join(POLICY_NAMES)}") from None
