@@ -276,6 +276,15 @@ def test_starts_plan_listing_job_before_its_predecessor_does_not_deadlock():
     assert schedule.start("a") == done["b"] == 7.0
 
 
+def test_plans_accept_numpy_numbers(tiny2):
+    np = pytest.importorskip("numpy")
+    plan = StartsPlan({"a": np.int64(0), "b": np.float64(0.5)},
+                      {"a": np.int64(0), "b": np.int32(0)})
+    schedule = check(tiny2, simulate(tiny2, plan))
+    assert schedule.start("b") == 0.5
+    assert isinstance(schedule["b"].partition, int)
+
+
 def test_starts_plan_partition_defaults_to_the_mapping(tiny2):
     schedule = check(tiny2, simulate(tiny2, StartsPlan({"a": 0, "b": 0})))
     assert schedule == simulate(tiny2, StartsPlan({"a": 0, "b": 0}, {"a": 0, "b": 0}))

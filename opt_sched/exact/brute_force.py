@@ -28,10 +28,16 @@ per-partition optima.
 
 The number of orders on a partition whose jobs have ``m_1, ..., m_n``
 nonzero I/O phases is the multinomial ``(sum m)! / prod m_i!``. The search
-is a depth-first enumeration of order prefixes with one pruning rule: a
-prefix is abandoned when some job, even finishing its remaining work without
-any further wait, reaches an objective value ``>=`` the best complete order
-found so far (no completion of the prefix can then be strictly better).
+is a depth-first enumeration of order prefixes (children tried by earliest
+I/O start, so the first complete order is a greedy one) with two pruning
+rules; a prefix is abandoned when, for every completion of it, some job
+provably reaches an objective value ``>=`` the best complete order found so
+far (no completion can then be strictly better):
+
+- some job, even finishing its remaining work without any further wait;
+- the job owning the last I/O phase, which ends at ``>=`` (end of the last
+  placed phase) + (sum of the unplaced I/O durations), since the unplaced
+  phases follow the placed ones on the node.
 ``prune=False`` disables it, for cross-checking.
 
 This module deliberately imports nothing from :mod:`opt_sched.simulation`.
@@ -198,39 +204,48 @@ def _search(plans: list[_JobPlan], start: float, objective: str, prune: bool
     best_starts: list[list[float]] = [[] for _ in range(n)]
     evaluated = 0
 
-    def optimistic() -> float:
+    def finish_alone() -> float:
         """Objective if every job finished its remaining work without waiting."""
         return max(score(i, clock[i] + plans[i].rest[done[i]]) for i in range(n))
 
-    def visit(placed: int, node_free: float) -> None:
+    def node_bound(node_free: float, io_left: float) -> float:
+        """The remaining I/O phases follow the placed ones on the node, so the
+        last of them ends at ``>= node_free + io_left``, in *one* of the jobs
+        that still have phases to place (hence the min over them)."""
+        end = node_free + io_left
+        return min(score(i, end) for i in range(n) if done[i] < len(plans[i].ops))
+
+    def visit(placed: int, node_free: float, io_left: float) -> None:
         nonlocal best_value, best_starts, evaluated
         if placed == total:
             evaluated += 1
-            value = optimistic()  # no phase left: this is the exact value
+            value = finish_alone()  # no phase left: this is the exact value
             if value < best_value:
                 best_value = value
                 best_starts = [list(s) for s in starts]
             return
-        if prune and optimistic() >= best_value:
+        if prune and max(finish_alone(), node_bound(node_free, io_left)) >= best_value:
             return
+        # children by earliest I/O start (then job order): the first leaf is a
+        # greedy schedule, a good incumbent for pruning. All are visited.
+        children = []
         for i in range(n):
             m = done[i]
-            plan = plans[i]
-            if m == len(plan.ops):
-                continue
-            ready = clock[i] + plan.gap[m]
-            begin = max(ready, node_free)
-            end = begin + plan.io[m]
+            if m < len(plans[i].ops):
+                children.append((max(clock[i] + plans[i].gap[m], node_free), i))
+        for begin, i in sorted(children):
+            m = done[i]
+            io = plans[i].io[m]
             saved = clock[i]
-            clock[i] = end
+            clock[i] = begin + io
             done[i] = m + 1
             starts[i].append(begin)
-            visit(placed + 1, end)
+            visit(placed + 1, begin + io, io_left - io)
             starts[i].pop()
             done[i] = m
             clock[i] = saved
 
-    visit(0, -math.inf)
+    visit(0, -math.inf, math.fsum(io for p in plans for io in p.io))
     return best_value, best_starts, evaluated
 
 

@@ -30,7 +30,7 @@ SOLVERS = ("cpsat", "cbc", "highs")
 OPTIMAL_RTOL = 1e-6
 """``optimal`` iff ``objective <= lower_bound * (1 + OPTIMAL_RTOL) + 1e-12``."""
 
-_CPSAT_OPTIONS = ("hints", "params", "subsolvers", "log", "stretch_scale",
+_CPSAT_OPTIONS = ("hints", "params", "subsolvers", "log", "stretch_scale", "search",
                   "symmetry", "warm", "redundant", "max_packs", "sensibility")
 
 
@@ -124,6 +124,7 @@ def _solve_cpsat(instance: Instance, problem: str, objective: str, time_limit: f
         time_limit=time_limit, seed=seed, num_workers=num_workers,
         hints=bool(options.get("hints", False)), params=options.get("params") or {},
         subsolvers=options.get("subsolvers"), log=bool(options.get("log", False)),
+        search=options.get("search", "auto"),
         **({"stretch_scale": options["stretch_scale"]}
            if "stretch_scale" in options else {}))
     model_options = {k: options[k] for k in ("symmetry", "warm", "redundant",

@@ -26,7 +26,9 @@ the best makespan lower bound of the workload on ``R`` I/O nodes and the gap
 Derived tables (:func:`derive_tables`), per workload and relative to the
 First-Fit + FIFO run of the same workload and ``R``: relative makespan (Fig.
 10), relative mean over packs of the pack's max stretch (Fig. 11, the seed's
-footnote 4), ratio of pack counts (Fig. 12), exec / delay / idle node-time
+footnote 4), ratio of pack counts (Fig. 12), the measured makespan over the
+contention-free one the plan predicts (Fig. 13, :func:`predicted_makespan`;
+not normalised), exec / delay / idle node-time
 divided by First-Fit's total node-time ``N C_max`` (Fig. 14: First-Fit's bar
 sums to 1), and the relative makespan of make-pack(S=1) on 1, 3, 5 I/O nodes
 with its geometric mean (Fig. 15).
@@ -57,6 +59,7 @@ __all__ = [
     "Campaign",
     "derive_tables",
     "plot_all",
+    "predicted_makespan",
     "run_campaign",
     "stderr_progress",
     "synthetic_task",
@@ -118,6 +121,18 @@ def _measure(instance: Instance, schedule) -> dict[str, float]:
             "delay": float(m["delay_node_time"]), "idle": float(m["idle_node_time"])}
 
 
+def predicted_makespan(instance: Instance, packs) -> float:
+    """The contention-free makespan a pack plan promises:
+    ``max_k sum_{p on k} T^p_k`` (what LPT balances; seed 003 Fig. 13 compares
+    the measured makespan with it)."""
+    loads = []
+    for k, part in enumerate(packs):
+        band = instance.platform.partitions[k].bandwidth
+        loads.append(math.fsum(max(instance.job(i).length(band) for i in pack)
+                               for pack in part))
+    return max(loads, default=0.0)
+
+
 def synthetic_task(alpha_gen: float, seed: int, io_nodes: Sequence[int] = IO_NODES,
                    n_jobs: int | None = None, bounds: bool = True
                    ) -> list[dict[str, object]]:
@@ -142,6 +157,7 @@ def synthetic_task(alpha_gen: float, seed: int, io_nodes: Sequence[int] = IO_NOD
                    "n_jobs": base.num_jobs, "io_nodes": r, "heuristic": label,
                    "policy": policy, "sensibility": s}
             row.update(_measure(instance, simulate(instance, plan, policy)))
+            row["predicted_makespan"] = predicted_makespan(instance, plan.packs)
             row["lower_bound"] = bound
             row["gap"] = (row["makespan"] - bound) / bound if bound > 0 else math.nan
             rows.append(row)
@@ -268,6 +284,7 @@ def derive_tables(raw: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
                                         / rel["ff_mean_pack_max_stretch"])
     rel["rel_max_stretch"] = rel["max_stretch"] / rel["ff_max_stretch"]
     rel["pack_ratio"] = rel["num_packs"] / rel["ff_num_packs"]
+    rel["robustness"] = rel["makespan"] / rel["predicted_makespan"]
     total_ff = rel["ff_makespan"] * 2048 * rel["io_nodes"]
     for part in ("exec", "delay", "idle"):
         rel[f"{part}_norm"] = rel[part] / total_ff
@@ -275,7 +292,7 @@ def derive_tables(raw: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     out["fig10_12_relative"] = one[
         ["alpha_gen", "seed", "alpha", "n_jobs", "heuristic", "policy", "sensibility",
          "rel_makespan", "rel_mean_pack_max_stretch", "rel_max_stretch", "pack_ratio",
-         "num_packs", "gap"]].reset_index(drop=True)
+         "num_packs", "robustness", "gap"]].reset_index(drop=True)
     fig14 = one[one["policy"] == "fifo"].groupby("heuristic", sort=False)[
         ["exec_norm", "delay_norm", "idle_norm", "rel_makespan"]].mean()
     out["fig14_node_time"] = fig14.reset_index()
@@ -292,6 +309,8 @@ def derive_tables(raw: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
             "geomean_rel_mean_pack_max_stretch": _geomean(
                 group["rel_mean_pack_max_stretch"]),
             "mean_pack_ratio": group["pack_ratio"].mean(),
+            "median_robustness": group["robustness"].median(),
+            "max_robustness": group["robustness"].max(),
             "mean_gap": group["gap"].mean(), "median_gap": group["gap"].median(),
             "max_gap": group["gap"].max()})
     for r, group in rel[rel["policy"] == "fifo"].groupby("io_nodes"):
@@ -305,6 +324,8 @@ def derive_tables(raw: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
                 "geomean_rel_mean_pack_max_stretch": _geomean(
                     g["rel_mean_pack_max_stretch"]),
                 "mean_pack_ratio": g["pack_ratio"].mean(),
+                "median_robustness": g["robustness"].median(),
+                "max_robustness": g["robustness"].max(),
                 "mean_gap": g["gap"].mean(), "median_gap": g["gap"].median(),
                 "max_gap": g["gap"].max()})
     out["summary"] = pd.DataFrame(summary_rows)
@@ -364,17 +385,20 @@ def plot_all(tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
                  "mean pack max stretch / First-Fit (Fig. 11)"),
                 ("pack_ratio", "fig12_pack_ratio.png",
                  "packs / First-Fit packs (Fig. 12)"),
+                ("robustness", "fig13_robustness.png",
+                 "makespan / contention-free prediction (Fig. 13)"),
                 ("gap", "extra_gap_to_lower_bound.png",
                  "(makespan - LB) / LB, one I/O node")):
             fig, ax = plt.subplots(figsize=(7, 4.5))
-            data = rel if column == "gap" else runs
+            data = rel if column in ("gap", "robustness") else runs
             for (h, p), g in data.groupby(["heuristic", "policy"], sort=False):
                 ax.scatter(g["alpha"], g[column], s=9, label=f"{h} / {p}")
             ax.set_xlabel("actual I/O load alpha (eq. 6)")
             ax.set_ylabel(label)
             if column != "gap":
                 ax.axhline(1.0, color="grey", lw=0.8)
-            ax.set_yscale("log")
+            if column in ("rel_mean_pack_max_stretch", "robustness"):
+                ax.set_yscale("log")
             ax.legend(fontsize=7)
             save(fig, name)
     fig14 = tables.get("fig14_node_time")

@@ -67,9 +67,10 @@ def pack_plan(instance: Instance, method: str, sensibility: float = 1.0,
     -----
     Unmapped jobs are packed with ``(b, P)`` of one partition (per size class
     on a heterogeneous platform, :func:`pack_classes` over the ``R``
-    partitions), then the packs are placed by LPT. Jobs the instance maps to a partition (``job.partition``)
-    are packed separately per partition, with that partition's ``b`` and
-    ``P``; those packs run first there and count in its LPT load.
+    partitions), then the packs are placed by LPT. Jobs the instance maps to
+    a partition (``job.partition``) are packed separately per partition, with
+    that partition's ``b`` and ``P``; those packs run first there and count
+    in its LPT load.
 
     Raises
     ------

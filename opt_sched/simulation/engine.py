@@ -84,13 +84,14 @@ def simulate(instance: Instance, plan: Plan | None = None,
     phases = _phase_arrays(instance, program, policy)
     arrays = kernel_arrays(program)
     capacity = np.asarray([p.nodes for p in instance.platform.partitions], np.int64)
+    res_cap, job_dem = _resource_arrays(instance)
     cstart, iostart, jstart, _, unstarted = kernel.run(
         arrays["job_part"], phases["nodes"], arrays["job_earliest"],
         arrays["job_gate"], phases["ph_off"],
         phases["w"], phases["d"], phases["key"], phases["done"],
         capacity, arrays["q_off"], arrays["q_jobs"],
         arrays["gate_count_init"], arrays["gate_part"],
-        arrays["succ_off"], arrays["succ_gate"], policy.mode)
+        arrays["succ_off"], arrays["succ_gate"], policy.mode, res_cap, job_dem)
     if unstarted:
         missing = next(job.id for job, s in zip(instance.jobs, jstart)
                        if np.isnan(s))
@@ -104,6 +105,24 @@ def simulate(instance: Instance, plan: Plan | None = None,
         for i, job in enumerate(instance.jobs))
     return Schedule(jobs, packs=program.packs, method=f"{plan.label}/{policy.name}",
                     info={"plan": plan.label, "policy": policy.name})
+
+
+def _resource_arrays(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """Capacities of the named resources jobs demand, and the demand matrix.
+
+    Only resources some job demands are hard constraints of execution (SPEC
+    §3 rule 4 as the validator checks it); a planning budget such as
+    ``bandwidth`` that no job claims explicitly is not.
+    """
+    names = sorted({name for job in instance.jobs for name, _ in job.demands})
+    capacity = instance.platform.resource_capacity
+    res_cap = np.asarray([capacity[name] for name in names], dtype=np.float64)
+    job_dem = np.zeros((len(instance.jobs), len(names)))
+    for i, job in enumerate(instance.jobs):
+        for name, amount in job.demands:
+            job_dem[i, names.index(name)] = amount
+    # a tiny slack so that demands summing exactly to the capacity fit
+    return res_cap * (1 + 1e-12) + 1e-12, job_dem
 
 
 def _phase_arrays(instance: Instance, program: Program,

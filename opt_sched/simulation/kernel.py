@@ -215,7 +215,7 @@ def run(job_part, job_nodes, job_earliest, job_gate, ph_off,
         w, d, key, done,
         capacity, q_off, q_jobs,
         gate_count_init, gate_part, succ_off, succ_gate,
-        mode):
+        mode, res_cap, job_dem):
     """Simulate; return ``(compute_starts, io_starts, job_starts, completions,
     unstarted)`` with the phase arrays indexed like ``w`` and ``d``.
 
@@ -233,6 +233,9 @@ def run(job_part, job_nodes, job_earliest, job_gate, ph_off,
     gate_count_init, gate_part : jobs each gate awaits, and its partition.
     succ_off, succ_gate : CSR list of the gates each job's completion opens.
     mode : ``MODE_STATIC``, ``MODE_FIFO`` or ``MODE_STRETCH``.
+    res_cap, job_dem : capacities of the ``M`` named resources (shared by all
+        partitions) and the ``n x M`` demands; a job also waits in its start
+        queue until every resource has room: ``free_r(t) >= q_ir``.
 
     ``unstarted`` counts jobs that never started (a gate that never opened),
     which a checked plan never produces.
@@ -246,6 +249,8 @@ def run(job_part, job_nodes, job_earliest, job_gate, ph_off,
     completion = np.full(n, np.nan)
     gate_count = gate_count_init.copy()
     free = capacity.copy()
+    n_res = res_cap.shape[0]
+    res_free = res_cap.copy()
     head = q_off[:R].copy()
     io_busy = np.zeros(R, np.bool_)
     wlen = np.zeros(R, np.int64)
@@ -296,8 +301,16 @@ def run(job_part, job_nodes, job_earliest, job_gate, ph_off,
                         break
                     if free[k] < job_nodes[j]:
                         break
+                    blocked = False
+                    for r in range(n_res):
+                        if res_free[r] < job_dem[j, r]:
+                            blocked = True
+                    if blocked:
+                        break
                     head[k] += 1
                     free[k] -= job_nodes[j]
+                    for r in range(n_res):
+                        res_free[r] -= job_dem[j, r]
                     jstart[j] = t
                     ph = ph_off[j]
                     cur[j] = ph
@@ -388,6 +401,15 @@ def run(job_part, job_nodes, job_earliest, job_gate, ph_off,
                     sd_flag[k] = True
                     sd_stack[sd_len] = k
                     sd_len += 1
+                if n_res > 0:
+                    # resources are global: every start queue may now move
+                    for r in range(n_res):
+                        res_free[r] += job_dem[j, r]
+                    for kk in range(R):
+                        if head[kk] < q_off[kk + 1] and not sd_flag[kk]:
+                            sd_flag[kk] = True
+                            sd_stack[sd_len] = kk
+                            sd_len += 1
                 for s in range(succ_off[j], succ_off[j + 1]):
                     g = succ_gate[s]
                     gate_count[g] -= 1

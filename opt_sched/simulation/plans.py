@@ -15,6 +15,7 @@ or field, then becomes a :class:`~opt_sched.simulation.program.Program`.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
@@ -51,9 +52,11 @@ def _default_partition(instance: Instance, job_index: int, plan: str) -> int:
 def _check_partition(instance: Instance, job_id: str, k: object, where: str) -> int:
     """Return ``k`` if it is a partition of the platform that ``job_id`` fits."""
     count = instance.platform.num_partitions
-    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < count:
+    if (isinstance(k, bool) or not isinstance(k, numbers.Integral)
+            or not 0 <= k < count):
         raise PlanError(f"{where}: partition={k!r} does not exist "
                         f"(platform has {count})")
+    k = int(k)
     job = instance.job(job_id)
     if job.partition is not None and job.partition != k:
         raise PlanError(f"{where}: partition={k} but the instance maps job "
@@ -119,10 +122,10 @@ class PackPlan:
                  | Mapping[int, Sequence[Sequence[str]]]) -> None:
         if isinstance(packs, Mapping):
             for k in packs:
-                if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+                if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
                     raise PlanError(f"PackPlan: partition={k!r} is not an index")
             width = max(packs, default=-1) + 1
-            packs = [packs.get(k, ()) for k in range(width)]
+            packs = [packs.get(k, ()) for k in range(int(width))]
         if isinstance(packs, str) or not isinstance(packs, Sequence):
             raise PlanError(f"PackPlan: packs={packs!r} is not a list per partition")
         normal = []
@@ -194,7 +197,7 @@ class StartsPlan:
         starts = []
         for job in instance.jobs:
             value = self.start[job.id]
-            if (isinstance(value, bool) or not isinstance(value, (int, float))
+            if (isinstance(value, bool) or not isinstance(value, numbers.Real)
                     or not math.isfinite(value)):
                 raise PlanError(f"StartsPlan: job {job.id!r}: start={value!r} is not "
                                 f"a finite number")
@@ -208,6 +211,6 @@ class StartsPlan:
                                 f"mapping id -> partition")
             _check_ids(instance, list(self.partition), "StartsPlan partition")
             parts = [self.partition[job.id] for job in instance.jobs]
-        for job, k in zip(instance.jobs, parts):
-            _check_partition(instance, job.id, k, f"StartsPlan: job {job.id!r}")
+        parts = [_check_partition(instance, job.id, k, f"StartsPlan: job {job.id!r}")
+                 for job, k in zip(instance.jobs, parts)]
         return from_starts(instance, parts, starts, instance.platform.num_partitions)

@@ -34,7 +34,7 @@ from ..errors import PlanError
 from ..instance import Instance
 from ..schedule import Packs
 
-__all__ = ["Gate", "Program", "from_packs", "from_starts"]
+__all__ = ["Gate", "Program", "from_packs", "from_starts", "kernel_arrays"]
 
 
 @dataclass(frozen=True)

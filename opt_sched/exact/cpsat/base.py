@@ -97,6 +97,8 @@ class CpsatModel:
         self._variables()
         self._constraints()
         self._objective()
+        if settings.search == "set-times":
+            self._search_strategy()
         if settings.hints and self.warm:
             best = min(self.warm, key=lambda item: item[0])
             self._hint(best[1], best[2])
@@ -126,6 +128,15 @@ class CpsatModel:
     def error_span(self) -> float:
         """``E'``: the same for a path from a job start to a completion."""
         raise NotImplementedError
+
+    def _search_strategy(self) -> None:
+        """Branch on the operation starts, earliest first, smallest value first
+        (the schedule-generation "set times" search), used by CP-SAT's
+        ``fixed`` subsolver."""
+        starts = [s for row in self.op_start for s in row]
+        if starts:
+            self.model.add_decision_strategy(
+                starts, self.cp.CHOOSE_LOWEST_MIN, self.cp.SELECT_MIN_VALUE)
 
     # -- helpers -----------------------------------------------------------------
     def _hint_var(self, var: Any, value: float) -> None:

@@ -510,6 +510,7 @@ class CpsatSettings:
     subsolvers: Sequence[str] | None = None
     log: bool = False
     stretch_scale: int = STRETCH_SCALE
+    search: str = "auto"
 
     def __post_init__(self) -> None:
         if not isinstance(self.time_limit, (int, float)) or not self.time_limit > 0:
@@ -520,6 +521,8 @@ class CpsatSettings:
                               ">= 1")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise OptionError(f"seed={self.seed!r} must be an integer")
+        if self.search not in ("auto", "set-times"):
+            raise OptionError(f"search={self.search!r} is not one of auto, set-times")
         if not isinstance(self.stretch_scale, int) or self.stretch_scale < 1:
             raise OptionError(f"stretch_scale={self.stretch_scale!r} must be an "
                               "integer >= 1")

@@ -39,6 +39,7 @@ bound of any minimisation MILP -- and ``bound_source`` says so.
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import importlib.util
 import inspect
 import json
@@ -69,6 +70,7 @@ __all__ = [
     "coexistence_probe",
     "export_model",
     "highs_mode",
+    "highs_presolve_default",
     "load_pulp",
     "parse_cbc_log",
     "settings_from_options",
@@ -109,6 +111,11 @@ class MilpSettings:
     warm_start
         Pass the variables' initial values (``LpVariable.setInitialValue``)
         to the solver as a starting incumbent.
+    presolve
+        ``None`` (default): the solver's own choice, except HiGHS 1.14.x,
+        whose MIP presolve returns wrong "optimal" answers (ERGO-Code/HiGHS
+        #2957, #2975, #3043, #3073; fixed by #2961 in 1.15.0): there it is
+        off (see :func:`highs_presolve_default`). ``True``/``False`` force it.
     msg
         Print the solver log.
     """
@@ -119,6 +126,7 @@ class MilpSettings:
     threads: int | None = None
     seed: int = 0
     warm_start: bool = True
+    presolve: bool | None = None
     msg: bool = False
 
     def __post_init__(self) -> None:
@@ -140,6 +148,9 @@ class MilpSettings:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) \
                 or self.seed < 0:
             raise OptionError(f"seed={self.seed!r} must be an integer >= 0")
+        if self.presolve not in (None, True, False):
+            raise OptionError(f"presolve={self.presolve!r} must be None, True or "
+                              "False")
 
 
 @dataclass(frozen=True)
@@ -167,11 +178,12 @@ def settings_from_options(backend: str, time_limit: float,
                           options: Mapping[str, Any]) -> MilpSettings:
     """:class:`MilpSettings` from the keyword options of a ``solve_*`` call.
 
-    Accepted: ``gap_rel``, ``threads``, ``seed``, ``warm_start``, ``msg``,
+    Accepted: ``gap_rel``, ``threads``, ``seed``, ``warm_start``,
+    ``presolve``, ``msg``,
     and ``num_workers`` (accepted for the front door's sake; the MILP backends
     use ``threads`` and ignore it). Anything else raises :class:`OptionError`.
     """
-    known = {"gap_rel", "threads", "seed", "warm_start", "msg"}
+    known = {"gap_rel", "threads", "seed", "warm_start", "presolve", "msg"}
     unknown = sorted(set(options) - known - {"num_workers"})
     if unknown:
         raise OptionError(f"option {unknown[0]!r} is not understood by the MILP "
@@ -418,6 +430,7 @@ def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False) -> _Ou
                                timeLimit=settings.time_limit,
                                gapRel=None if relax else settings.gap_rel,
                                threads=settings.threads, warmStart=warm,
+                               presolve=settings.presolve,
                                logPath=log_path, options=options)
         solver.tmpDir = tmp
         try:
@@ -537,10 +550,30 @@ def _highs_subprocess(mps_path: str, options: dict, start: dict | None,
         return json.load(f)
 
 
+def highs_presolve_default() -> bool:
+    """Whether HiGHS presolve is on by default: not for highspy 1.14.x.
+
+    HiGHS 1.14.0 MIP presolve returns suboptimal solutions flagged optimal,
+    even on two-variable models (ERGO-Code/HiGHS #2957, #3043, #3073; fixed
+    by #2961, first released in 1.15.0). 1.15 cannot share a process with
+    ortools 9.15 (google/or-tools #5246), which :func:`highs_mode` handles by
+    running HiGHS in a subprocess.
+    """
+    try:
+        version = importlib.metadata.version("highspy")
+    except importlib.metadata.PackageNotFoundError:
+        return True
+    return not version.startswith("1.14.")
+
+
 def _highs_options(settings: MilpSettings, relax: bool) -> dict:
     options: dict[str, Any] = {"output_flag": settings.msg,
                                "time_limit": float(settings.time_limit),
                                "random_seed": settings.seed}
+    presolve = settings.presolve
+    if presolve is None:
+        presolve = highs_presolve_default()
+    options["presolve"] = "choose" if presolve else "off"
     if relax:
         options["solve_relaxation"] = True
     else:

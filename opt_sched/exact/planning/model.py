@@ -16,7 +16,8 @@ every renewable resource ``r`` of capacity ``C_r``:
   jobs: ``nodes@k`` (``Q_i``, ``P_k``) and ``bandwidth@k`` (``beta_i``,
   ``b_k``) over the jobs mapped on ``k`` (necessary conditions).
 
-A resource none of whose jobs demands anything is dropped. Only ``nodes`` and
+A resource none of whose jobs demands anything is dropped, and the integer
+data omit every resource that can never bind (``sum_i u_ir <= C_r``). Only ``nodes`` and
 the named resources are *hard* (checked by the validator, rule 4);
 ``bandwidth`` is the planning model's average constraint, which rules 1-5 do
 not impose.
@@ -194,6 +195,8 @@ class PlanningData:
         resources = []
         exact_resources = True
         for res in self.resources:
+            if math.fsum(res.demands) <= res.capacity * (1 + _EPS):
+                continue  # never binds, in the real or the integer model
             values = (*res.demands, res.capacity)
             if all(_is_int(v) for v in values):
                 factor = 1.0

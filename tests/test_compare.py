@@ -1,0 +1,110 @@
+"""compare(): every heuristic x every I/O policy, validated; and a smoke run
+of the seed 003 reproduction on a tiny subset."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("opt_sched.validation")
+pytest.importorskip("opt_sched.metrics")
+
+from opt_sched import Instance, Platform
+from opt_sched.experiments.compare import COLUMNS, compare
+from opt_sched.simulation import POLICY_NAMES
+from opt_sched.workloads import generate_ics2020
+
+
+def test_compare_tucan_has_one_pack_and_every_policy(tucan5):
+    table = compare(tucan5)
+    assert tuple(table.columns) == COLUMNS
+    heuristics = list(dict.fromkeys(table["heuristic"]))
+    assert heuristics == ["one-pack", "first-fit", "make-pack(S=1)",
+                          "make-pack(S=alpha)"]
+    assert len(table) == 4 * len(POLICY_NAMES)
+    assert set(table["policy"]) == set(POLICY_NAMES)
+    # the lower bound is valid: no schedule beats it
+    assert (table["makespan"] >= table["lower_bound"] * (1 - 1e-9)).all()
+    bound = table["lower_bound"]
+    assert np.allclose(table["gap"], (table["makespan"] - bound) / bound)
+    # 5 x 64 nodes fit one pack: first-fit is the one pack
+    ff = table[table["heuristic"] == "first-fit"].set_index("policy")
+    one = table[table["heuristic"] == "one-pack"].set_index("policy")
+    assert (ff["num_packs"] == 1).all()
+    assert np.allclose(ff["makespan"], one["makespan"])
+    # node-time adds up: exec + delay + idle = N * C_max
+    assert np.allclose(table["exec"] + table["delay"] + table["idle"],
+                       2048 * table["makespan"])
+
+
+def test_every_schedule_goes_through_the_validator(monkeypatch):
+    import opt_sched.validation as validation
+
+    calls = []
+    real = validation.assert_feasible
+
+    def spy(instance, schedule, *args, **kwargs):
+        calls.append(schedule.method)
+        return real(instance, schedule, *args, **kwargs)
+
+    monkeypatch.setattr(validation, "assert_feasible", spy)
+    inst = generate_ics2020(3.0, 0, n_jobs=8, io_nodes=2)
+    table = compare(inst, policies=["fifo", "stretch"], sensibilities=(1.0, 2.5))
+    assert len(calls) == len(table) == 3 * 2
+    assert list(dict.fromkeys(table["heuristic"])) == [
+        "first-fit", "make-pack(S=1)", "make-pack(S=2.5)"]
+    assert table.loc[table["heuristic"] == "first-fit", "sensibility"].map(
+        math.isinf).all()
+
+
+def test_compare_io_nodes_uses_fewer_partitions():
+    inst = generate_ics2020(3.0, 1, n_jobs=10, io_nodes=3)
+    both = compare(inst, policies=["fifo"], io_nodes=1)
+    three = compare(inst, policies=["fifo"])
+    ff1 = both.loc[both["heuristic"] == "first-fit", "makespan"].item()
+    ff3 = three.loc[three["heuristic"] == "first-fit", "makespan"].item()
+    assert ff3 <= ff1
+
+
+def test_compare_rejects_bad_sensibility():
+    from opt_sched import OptionError
+
+    inst = Instance("x", Platform.homogeneous(1, 4),
+                    generate_ics2020(1.0, 0, n_jobs=2, nodes=4).jobs)
+    with pytest.raises(OptionError, match="sensibility='beta'"):
+        compare(inst, sensibilities=("beta",))
+
+
+def test_reproduction_smoke(tmp_path):
+    """A tiny subset end to end: tables, relative values, plots (< 20 s)."""
+    from opt_sched.experiments.ics2020 import (
+        Campaign,
+        derive_tables,
+        plot_all,
+        run_campaign,
+        write_tables,
+    )
+
+    campaign = Campaign(alpha_gens=(2.0, 6.0), seeds=(0,), batches=(0.25,),
+                        io_nodes=(1, 3), n_jobs=12)
+    raw = run_campaign(campaign, workers=1)
+    tables = derive_tables(raw)
+    rel = tables["fig10_12_relative"]
+    ff = rel[rel["heuristic"] == "first-fit"]
+    assert np.allclose(ff["rel_makespan"], 1.0) and np.allclose(ff["pack_ratio"], 1)
+    mp = rel[rel["heuristic"] == "make-pack(S=1)"]
+    assert (mp["pack_ratio"] >= 1).all()  # powers of two: First-Fit is optimal
+    fig14 = tables["fig14_node_time"].set_index("heuristic")
+    ff_total = fig14.loc["first-fit", ["exec_norm", "delay_norm", "idle_norm"]].sum()
+    assert ff_total == pytest.approx(1.0)
+    assert set(tables["fig15_io_nodes"]["io_nodes"]) == {1, 3}
+    tucan = tables["fig5_8_tucan"]
+    assert np.allclose(tucan.loc[tucan["policy"] == "fifo", "rel_makespan"], 1.0)
+    assert (raw["synthetic"]["gap"] >= -1e-9).all()
+    csvs = write_tables(raw, tables, tmp_path)
+    pngs = plot_all(tables, tmp_path)
+    assert all(p.stat().st_size > 0 for p in csvs + pngs)
+    assert len(pngs) == 10
+    assert (rel["robustness"] >= 1 - 1e-9).all()  # contention only slows down
