@@ -128,6 +128,7 @@ def edf_max_lateness(releases: Sequence[float] | np.ndarray,
     dur = p[keep][order].tolist()
     due = d[keep][order].tolist()
     n = len(rel)
+    push, pop, replace = heapq.heappush, heapq.heappop, heapq.heapreplace
     heap: list[tuple[float, int, float]] = []  # (deadline, position, remaining)
     time = rel[0]
     nxt = 0
@@ -135,18 +136,17 @@ def edf_max_lateness(releases: Sequence[float] | np.ndarray,
         if not heap and time < rel[nxt]:
             time = rel[nxt]
         while nxt < n and rel[nxt] <= time:
-            heapq.heappush(heap, (due[nxt], nxt, dur[nxt]))
+            push(heap, (due[nxt], nxt, dur[nxt]))
             nxt += 1
         deadline, position, remaining = heap[0]
         next_release = rel[nxt] if nxt < n else math.inf
         if time + remaining <= next_release:
-            heapq.heappop(heap)
+            pop(heap)
             time += remaining
             if time - deadline > worst:
                 worst = time - deadline
-        else:
-            heapq.heapreplace(heap, (deadline, position,
-                                     remaining - (next_release - time)))
+        else:  # run until the next release, which may preempt
+            replace(heap, (deadline, position, remaining - (next_release - time)))
             time = next_release
     return worst
 
@@ -259,6 +259,9 @@ def _pack_starts(instance: Instance) -> dict[int, float]:
 
 @dataclass(frozen=True)
 class _JobData:
+    """One job with its partition (``None``: unmapped), ``T_i``, ``est_i``,
+    ``succ_i`` and operations."""
+
     job: Job
     partition: int | None
     length: float
@@ -280,7 +283,8 @@ def _job_data(instance: Instance, fixed_start: bool) -> list[_JobData]:
     if fixed_start:
         _require_one_pack(instance)
         starts = _pack_starts(instance)
-        est = [starts[_partition_of(instance, job)] for job in jobs]  # type: ignore[index]
+        est = [starts[job.partition if job.partition is not None else 0]
+               for job in jobs]
     else:
         order = instance.topological_order()
         index = instance.index

@@ -89,7 +89,7 @@ _WORKER_GRACE = 60.0
 """Seconds a HiGHS subprocess may run beyond the time limit before it is killed."""
 
 
-# -- settings and outcome ------------------------------------------------------------
+# -- settings and outcome ----------------------------------------------------------
 @dataclass(frozen=True)
 class MilpSettings:
     """How a MILP backend runs.
@@ -138,7 +138,8 @@ class MilpSettings:
                 or not self.time_limit > 0 or math.isinf(self.time_limit):
             raise OptionError(f"time_limit={self.time_limit!r} must be a finite "
                               "number > 0")
-        if isinstance(self.gap_rel, bool) or not isinstance(self.gap_rel, (int, float)) \
+        if isinstance(self.gap_rel, bool) \
+                or not isinstance(self.gap_rel, (int, float)) \
                 or not 0 <= self.gap_rel < 1:
             raise OptionError(f"gap_rel={self.gap_rel!r} must be in [0, 1)")
         if self.threads is not None and (isinstance(self.threads, bool)
@@ -194,7 +195,7 @@ def settings_from_options(backend: str, time_limit: float,
     return MilpSettings(backend=backend, time_limit=time_limit, **chosen)
 
 
-# -- loading PuLP without highspy ----------------------------------------------------------
+# -- loading PuLP without highspy --------------------------------------------------
 def load_pulp() -> ModuleType:
     """``import pulp`` without letting it load highspy.
 
@@ -220,7 +221,7 @@ def load_pulp() -> ModuleType:
     return pulp
 
 
-# -- where HiGHS runs ----------------------------------------------------------------------
+# -- where HiGHS runs --------------------------------------------------------------
 _PROBE_SCRIPT = textwrap.dedent("""
     import sys
 
@@ -301,7 +302,7 @@ def highs_mode() -> str:
     return wanted
 
 
-# -- export --------------------------------------------------------------------------------
+# -- export ------------------------------------------------------------------------
 def export_model(prob: Any, path: str | os.PathLike[str]) -> Path:
     """Write ``prob`` as ``.lp`` or ``.mps``, chosen by the file suffix.
 
@@ -323,7 +324,7 @@ def export_model(prob: Any, path: str | os.PathLike[str]) -> Path:
     return target
 
 
-# -- front door ----------------------------------------------------------------------------
+# -- front door --------------------------------------------------------------------
 def solve_milp(prob: Any, settings: MilpSettings) -> MilpSolution:
     """Solve the minimisation MILP ``prob`` (a :class:`pulp.LpProblem`).
 
@@ -356,7 +357,7 @@ _Outcome = tuple[SolveStatus, dict[str, float], float | None, float | None, str,
                  str, dict[str, Any]]
 
 
-# -- CBC -----------------------------------------------------------------------------------
+# -- CBC ---------------------------------------------------------------------------
 def _cbc_path() -> str:
     """The bundled CBC if PuLP ships one for this platform, else ``cbc``."""
     pulp = load_pulp()
@@ -468,7 +469,7 @@ def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False) -> _Ou
     return status, values, objective, bound, source, raw, "cbc-cmd", {}
 
 
-# -- HiGHS ---------------------------------------------------------------------------------
+# -- HiGHS -------------------------------------------------------------------------
 def _highs_run(mps_path: str, options: dict, start: dict | None) -> dict:
     """Solve the MPS model at ``mps_path`` with highspy and describe the outcome.
 
@@ -628,7 +629,7 @@ def _solve_highs(prob: Any, settings: MilpSettings, *, relax: bool = False
             raw, f"highs-{mode}", {})
 
 
-# -- LP relaxation fallback ----------------------------------------------------------------
+# -- LP relaxation fallback --------------------------------------------------------
 def _relaxation_bound(prob: Any, settings: MilpSettings) -> float | None:
     """The LP relaxation value of ``prob``: a valid lower bound of the MILP.
 

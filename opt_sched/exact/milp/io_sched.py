@@ -1,4 +1,5 @@
-"""IO-SCHED as a disjunctive big-M MILP in continuous time (``models/io-sched-milp.md``).
+"""IO-SCHED as a disjunctive big-M MILP in continuous time
+(``models/io-sched-milp.md``).
 
 IO-SCHED (SPEC §5): every job is mapped to a partition ``k``; all jobs of ``k``
 start together at ``t_k = max_{i on k} r_i`` (one pack); the decision is the
@@ -23,6 +24,7 @@ objective is recomputed from it.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -66,7 +68,7 @@ _BOUND_TOL = 1e-6
 """Relative tolerance for "the solver's bound does not exceed the objective"."""
 
 
-# -- data ----------------------------------------------------------------------------
+# -- data --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Operation:
     """One nonzero I/O phase: job ``job`` (instance index), its ``q``-th
@@ -267,7 +269,7 @@ def _one_pack(instance: Instance, partition: Sequence[int]
         for k in range(instance.platform.num_partitions))
 
 
-# -- the model --------------------------------------------------------------------------
+# -- the model ---------------------------------------------------------------------
 class IoSchedMilp:
     """The disjunctive MILP of IO-SCHED (``models/io-sched-milp.md``).
 
@@ -286,7 +288,7 @@ class IoSchedMilp:
         self._constraints()
         self._objective()
 
-    # -- variables ----------------------------------------------------------------------
+    # -- variables -----------------------------------------------------------------
     def _variables(self) -> None:
         r"""Operation starts, order binaries and the objective variable.
 
@@ -327,7 +329,7 @@ class IoSchedMilp:
         key = (a.key, b.key)
         return self.y[key] if key in self.y else self.fixed[key]
 
-    # -- constraints ---------------------------------------------------------------------
+    # -- constraints ---------------------------------------------------------------
     def _constraints(self) -> None:
         """The constraint groups, in order."""
         self._chain()              # (1) a job's operations in order, with lags
@@ -345,7 +347,7 @@ class IoSchedMilp:
         is the variable's lower bound.
         """
         for ops in self.data.ops:
-            for prev, op in zip(ops, ops[1:]):
+            for prev, op in itertools.pairwise(ops):
                 self.prob += (self.s[op.key] >= self.s[prev.key] + prev.duration
                               + op.lag, f"chain_{op.key}")
 
@@ -440,12 +442,12 @@ class IoSchedMilp:
         the solver proves optimality as soon as an incumbent reaches it."""
         self.value.lowBound = max(self.value.lowBound or 0.0, self.data.lower)
 
-    # -- objective -----------------------------------------------------------------------
+    # -- objective -----------------------------------------------------------------
     def _objective(self) -> None:
         r"""Minimise :math:`C` (makespan) or :math:`\rho` (max stretch)."""
         self.prob += self.value
 
-    # -- helpers -------------------------------------------------------------------------
+    # -- helpers -------------------------------------------------------------------
     def _op(self, key: str) -> Operation:
         i, q = key.split("_")
         return self.data.ops[int(i)][int(q)]
@@ -476,7 +478,7 @@ class IoSchedMilp:
                 "binaries": len(self.y), "io_phases": self.data.num_ops}
 
 
-# -- rebuilding the schedule -------------------------------------------------------------
+# -- rebuilding the schedule -------------------------------------------------------
 def _order_of(data: IoSchedData, starts: Mapping[str, float]) -> dict[int, list[str]]:
     """Per partition, the operations sorted by start (ties: job, then ``q``)."""
     items: dict[int, list[tuple[float, int, int, str]]] = {}
@@ -578,7 +580,7 @@ def validated_value(instance: Instance, schedule: Schedule, objective: str) -> f
     return schedule.max_stretch(instance)
 
 
-# -- front door ---------------------------------------------------------------------------
+# -- front door --------------------------------------------------------------------
 def solve_io_sched(instance: Instance, objective: str = "makespan",
                    backend: str = "cbc", time_limit: float = 60.0,
                    export: str | None = None, *,

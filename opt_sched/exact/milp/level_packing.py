@@ -164,7 +164,7 @@ class LevelPackingMilp:
         interchangeable."""
         return all(r is None for r in self.data.mapped)
 
-    # -- variables ----------------------------------------------------------------------
+    # -- variables -----------------------------------------------------------------
     def _variables(self) -> None:
         r"""Level openers, level members, level-to-node assignment, makespan.
 
@@ -190,7 +190,7 @@ class LevelPackingMilp:
                   if not (self.symmetric and r > k)}
         self.makespan = pulp.LpVariable("C", lowBound=0)
 
-    # -- constraints ---------------------------------------------------------------------
+    # -- constraints ---------------------------------------------------------------
     def _constraints(self) -> None:
         """The constraint groups, in order."""
         self._one_level_each()    # (1) every item in exactly one level
@@ -297,12 +297,12 @@ class LevelPackingMilp:
                       >= self.pulp.lpSum(t * y for t, y in zip(data.length, self.y)),
                       "average_load")
 
-    # -- objective -----------------------------------------------------------------------
+    # -- objective -----------------------------------------------------------------
     def _objective(self) -> None:
         r"""Minimise the planned makespan :math:`C`."""
         self.prob += self.makespan
 
-    # -- reading the solution -------------------------------------------------------------
+    # -- reading the solution ------------------------------------------------------
     def packs_from(self, values: dict[str, float]) -> list[list[tuple[str, ...]]]:
         """``rows[r]``: the packs (job ids) of partition ``r``, longest first."""
         data = self.data
@@ -394,7 +394,7 @@ def _heuristic_rows(data: LevelData) -> list[list[tuple[str, ...]]] | None:
     return [[tuple(pack) for pack in row] for row in plan.packs[:data.io_nodes]]
 
 
-# -- front door ---------------------------------------------------------------------------
+# -- front door --------------------------------------------------------------------
 def solve_packs(instance: Instance, objective: str = "makespan", backend: str = "cbc",
                 time_limit: float = 60.0, io_nodes: int | None = None,
                 sensibility: float | None = None, export: str | None = None, *,
@@ -454,7 +454,8 @@ def solve_packs(instance: Instance, objective: str = "makespan", backend: str = 
 
     combinatorial = lower_bound(instance, "makespan")
     info["combinatorial_bound"] = combinatorial
-    proves = data.sensibility is None and data.io_nodes == instance.platform.num_partitions
+    proves = (data.sensibility is None
+              and data.io_nodes == instance.platform.num_partitions)
     info["planned_bound_is_lower_bound"] = proves
     lower = combinatorial
     if proves and solution.bound is not None and math.isfinite(solution.bound):

@@ -19,11 +19,14 @@ from typing import Any
 from .cpsat import PlanSolution
 from .model import TickData
 
-__all__ = ["DEFAULT_MILP_HORIZON_TICKS", "PlanningMilp"]
+__all__ = ["DEFAULT_MILP_HORIZON_TICKS", "MAX_DISAGGREGATED", "PlanningMilp"]
 
-DEFAULT_MILP_HORIZON_TICKS = 1000
+DEFAULT_MILP_HORIZON_TICKS = 200
 """Default time resolution of the MILP (see :meth:`PlanningData.to_ticks`):
 a time-indexed model has one binary per job and tick."""
+
+MAX_DISAGGREGATED = 20_000
+"""Above this many disaggregated precedence rows, use the aggregated form."""
 
 
 class PlanningMilp:
@@ -101,17 +104,27 @@ class PlanningMilp:
 
         .. math:: \\sum_{\\tau \\le t} x_{j\\tau}
                   \\le \\sum_{\\tau \\le t - d_i} x_{i\\tau}
+
+        When the windows are long (more than :data:`MAX_DISAGGREGATED` rows
+        in all) the aggregated form :math:`s_j \\ge s_i + d_i` is used.
         """
         lp_sum = self._pulp.lpSum
         d = self.ticks.durations
-        for j, preds in enumerate(self.ticks.predecessors):
+        arcs = [(i, j) for j, preds in enumerate(self.ticks.predecessors)
+                for i in preds]
+        rows = sum(len(self.windows[j]) for _, j in arcs)
+        if rows > MAX_DISAGGREGATED:
+            for i, j in arcs:
+                self.prob += (self.start_expr(j) >= self.start_expr(i) + d[i],
+                              f"prec_{i}_{j}")
+            return
+        for i, j in arcs:
             window = self.windows[j]
-            for i in preds:
-                for t in window[:-1]:
-                    self.prob += (
-                        lp_sum(v for tau, v in self.x[j].items() if tau <= t)
-                        <= lp_sum(v for tau, v in self.x[i].items()
-                                  if tau <= t - d[i])), f"prec_{i}_{j}_{t}"
+            for t in window[:-1]:
+                self.prob += (
+                    lp_sum(v for tau, v in self.x[j].items() if tau <= t)
+                    <= lp_sum(v for tau, v in self.x[i].items()
+                              if tau <= t - d[i])), f"prec_{i}_{j}_{t}"
 
     def _makespan(self) -> None:
         """:math:`C \\ge \\sum_t (t + d_i) x_{it}` for every job without
@@ -134,8 +147,9 @@ class PlanningMilp:
             if sum(res.demands[i] for i in jobs) <= res.capacity:
                 continue
             for t in range(self.horizon):
-                terms = [res.demands[i] * v for i in jobs
-                         for tau, v in self.x[i].items() if t - d[i] < tau <= t]
+                terms = [res.demands[i] * self.x[i][tau] for i in jobs
+                         for tau in range(max(t - d[i] + 1, self.windows[i].start),
+                                          min(t, self.windows[i].stop - 1) + 1)]
                 if terms:
                     self.prob += lp_sum(terms) <= res.capacity, f"res_{r}_{t}"
 
