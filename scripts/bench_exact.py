@@ -117,14 +117,27 @@ def summarise(rows: list[dict], title: str) -> None:
               f"{100 * max(gaps):9.3f}")
 
 
-def run_psplib(time_limit: float, quick: bool) -> None:
+def run_psplib(time_limit: float, count: int | None) -> None:
+    """PSPLIB j30 through ``opt_sched.exact.planning.bench_psplib`` (owned by
+    the planning model), if it exists."""
+    from pathlib import Path
+
     try:
         from opt_sched.exact.planning import bench_psplib  # type: ignore[attr-defined]
     except ImportError:
         print("\nPSPLIB j30: opt_sched.exact.planning.bench_psplib is not available")
         return
-    print("\nPSPLIB j30 (opt_sched.exact.planning.bench_psplib)")
-    bench_psplib(time_limit=time_limit, quick=quick)
+    directory = Path(__file__).resolve().parents[2] / "shared" / "data" / "psplib" / "j30"
+    if not directory.is_dir():
+        print(f"\nPSPLIB j30: {directory} is absent")
+        return
+    table = bench_psplib(directory, time_limit=time_limit, limit=count, progress=False)
+    proven = int(table["proven"].sum())
+    matches = int(table["matches"].sum())
+    print(f"\nPSPLIB j30 (planning model, CP-SAT, {time_limit:g} s limit)")
+    print(f"instances {len(table)}  proven optimal {proven}  equal to optimum.csv "
+          f"{matches}  median time {table['wall_time'].median():.2f} s  "
+          f"max time {table['wall_time'].max():.2f} s")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -132,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--quick", action="store_true",
-                        help="one seed, 10x20 only, 10 s limit, no PSPLIB run")
+                        help="one seed, 10x20 only, 10 s limit, 10 PSPLIB files")
     parser.add_argument("--hints", action="store_true", help="CP-SAT solution hints")
     parser.add_argument("--subsolvers", default=None,
                         help="comma list: CP-SAT extra_subsolvers (e.g. reduced_costs)"
@@ -140,6 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--part", default="makespan,max-stretch,psplib",
                         help="comma list of parts to run")
+    parser.add_argument("--psplib-count", type=int, default=None,
+                        help="solve only the first N PSPLIB files (default all 480;"
+                             " 10 with --quick)")
     args = parser.parse_args(argv)
     options: dict = {"hints": args.hints, "num_workers": args.workers}
     if args.subsolvers == "none":
@@ -158,8 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "max-stretch" in parts:
         rows = run_io_sched(((10, 20),), LOADS, seeds, "max-stretch", limit, options)
         summarise(rows, f"IO-SCHED max stretch 10x20, CP-SAT, {limit:g} s limit")
-    if "psplib" in parts and not args.quick:
-        run_psplib(limit, args.quick)
+    if "psplib" in parts:
+        count = args.psplib_count or (10 if args.quick else None)
+        run_psplib(limit, count)
     print(f"\ntotal {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
 

@@ -109,7 +109,7 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
     return _certify(instance, result, clock())
 
 
-# -- backends ----------------------------------------------------------------------
+# -- backends ---
 def _solve_cpsat(instance: Instance, problem: str, objective: str, time_limit: float,
                  seed: int, num_workers: int, resolution: float | None,
                  export: str | None, options: dict[str, Any]) -> Result:
@@ -218,7 +218,7 @@ def _accepted(function: Any, options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-# -- certification ---------------------------------------------------------------------
+# -- certification ---
 def _objective_of(instance: Instance, schedule: Any, objective: str) -> float:
     if objective == "makespan":
         return float(schedule.makespan(instance))

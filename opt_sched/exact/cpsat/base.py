@@ -14,6 +14,7 @@ partition ``k``, ``tail_i`` the compute time after the last operation.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -103,7 +104,7 @@ class CpsatModel:
             best = min(self.warm, key=lambda item: item[0])
             self._hint(best[1], best[2])
 
-    # -- to be provided by each model ------------------------------------------
+    # -- to be provided by each model ---
     def _variables(self) -> None:
         raise NotImplementedError
 
@@ -138,10 +139,10 @@ class CpsatModel:
             self.model.add_decision_strategy(
                 starts, self.cp.CHOOSE_LOWEST_MIN, self.cp.SELECT_MIN_VALUE)
 
-    # -- helpers -----------------------------------------------------------------
+    # -- helpers ---
     def _hint_var(self, var: Any, value: float) -> None:
         if not isinstance(var, int):
-            self.model.add_hint(var, int(round(value)))
+            self.model.add_hint(var, round(value))
 
     def _evaluate_warm(self, warm: Sequence[Structure]
                        ) -> list[tuple[int, Structure, Retimed]]:
@@ -194,16 +195,17 @@ class CpsatModel:
         """Fixed job starts (pack starts of IO-SCHED), in ticks."""
         return []
 
-    # -- shared variables and constraints ----------------------------------------------
-    def _operation_variables(self, presence: list[dict[int, Any]]) -> None:
+    # -- shared variables and constraints ---
+    def _operation_variables(self, presence: list[dict[int, Any]],
+                             min_intervals: bool = False) -> None:
         """``s_iq`` and the (optional) I/O intervals of every operation.
 
         ``presence[i][k]`` is the literal "job ``i`` runs on ``k``" (``True``
         when job ``i`` has a single allowed partition). Creates
         ``op_start[i][q]``, ``op_end[i][q]`` (a linear expression) and
-        ``io_intervals[k]``; ``io_min_intervals`` holds one non-optional
-        interval of the shortest length per operation (for redundant
-        cumulatives).
+        ``io_intervals[k]``; with ``min_intervals``, ``io_min_intervals``
+        holds one non-optional interval of the shortest length per operation
+        (for redundant cumulatives).
         """
         model, data, horizon = self.model, self.data, self.horizon
         self.op_start: list[list[Any]] = []
@@ -226,8 +228,9 @@ class CpsatModel:
                         self.io_intervals[k].append(
                             model.new_optional_fixed_size_interval_var(
                                 s, lengths[k], presence[i][k], f"io[{i},{q},{k}]"))
-                self.io_min_intervals.append(model.new_fixed_size_interval_var(
-                    s, min(lengths.values()), f"io_min[{i},{q}]"))
+                if min_intervals:
+                    self.io_min_intervals.append(model.new_fixed_size_interval_var(
+                        s, min(lengths.values()), f"io_min[{i},{q}]"))
                 starts.append(s)
                 ends.append(end)
             self.op_start.append(starts)
@@ -276,7 +279,8 @@ class CpsatModel:
         instance = self.data.instance
         capacity = instance.platform.resource_capacity
         for name, cap in capacity.items():
-            users = [(i, job.demand.get(name, 0.0)) for i, job in enumerate(instance.jobs)
+            users = [(i, job.demand.get(name, 0.0))
+                     for i, job in enumerate(instance.jobs)
                      if job.demand.get(name, 0.0) > 0]
             if not users:
                 continue
@@ -298,9 +302,9 @@ class CpsatModel:
                    tuple(sorted(job.after)), self.data.allowed[i])
             groups.setdefault(key, []).append(i)
         return [(a, b) for members in groups.values()
-                for a, b in zip(members, members[1:])]
+                for a, b in itertools.pairwise(members)]
 
-    # -- objective -----------------------------------------------------------------
+    # -- objective ---
     def _objective(self) -> None:
         """Makespan: minimise ``M`` with ``M >= C_i``. Max stretch: minimise
         ``rho`` (units of ``1/SCALE``) with
@@ -348,7 +352,7 @@ class CpsatModel:
                   for i in range(self.n) if data.length[i] > 0]
         return max(1.0, min(values, default=1.0))
 
-    # -- solve ---------------------------------------------------------------------
+    # -- solve ---
     def export(self, path: str) -> None:
         """Write the CP-SAT model (``.pb`` binary or ``.pbtxt`` text proto)."""
         if not (path.endswith(".pb") or path.endswith(".pbtxt")):
@@ -382,7 +386,7 @@ class CpsatModel:
         raw_bound = solver.best_objective_bound
         if status in (cp.OPTIMAL, cp.FEASIBLE):
             bound = math.ceil(raw_bound - 1e-6)
-            info["model_objective"] = int(round(solver.objective_value))
+            info["model_objective"] = round(solver.objective_value)
             structure = self._structure(solver)
         elif self.warm:
             # No incumbent within the limit: fall back on the best warm

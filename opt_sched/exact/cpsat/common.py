@@ -20,6 +20,7 @@ are derived in ``models/io-sched-cpsat.md`` ("Time scaling"); in short:
 from __future__ import annotations
 
 import graphlib
+import itertools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,7 +33,6 @@ from ...instance import Instance, Job
 from ...schedule import JobSchedule, Schedule
 
 __all__ = [
-    "DEFAULT_PARAMS",
     "MAX_TICKS",
     "MIN_TICKS_PER_DURATION",
     "STRETCH_SCALE",
@@ -44,6 +44,7 @@ __all__ = [
     "Timing",
     "choose_grid",
     "continuous_lengths",
+    "default_params",
     "job_phases",
     "make_solver",
     "retime",
@@ -62,15 +63,23 @@ ticks (unless that would exceed :data:`MAX_TICKS`)."""
 STRETCH_SCALE = 10**7
 """The max-stretch variable ``rho`` counts units of ``1 / STRETCH_SCALE``."""
 
-DEFAULT_PARAMS: dict[str, Any] = {}
-"""CP-SAT parameters applied unless overridden (chosen from measurements, see
-``models/io-sched-cpsat.md`` "Solver settings")."""
+def default_params(num_workers: int) -> dict[str, Any]:
+    """CP-SAT parameters applied unless overridden, chosen from measurements
+    (``models/io-sched-cpsat.md``, "Solver settings"): on 2 workers both run
+    a full search, one with the ``reduced_costs`` LP subsolver and one with
+    ``default_lp`` (no LNS worker); on more workers ``reduced_costs`` is added
+    to CP-SAT's portfolio."""
+    if num_workers == 2:
+        return {"subsolvers": ["reduced_costs", "default_lp"]}
+    if num_workers > 2:
+        return {"extra_subsolvers": ["reduced_costs"]}
+    return {}
 
 _CLOSE = 1e-9
 """Relative tolerance for "this float is a whole number of ticks"."""
 
 
-# -- time grid ------------------------------------------------------------------
+# -- time grid ---
 @dataclass(frozen=True)
 class TimeGrid:
     """``tick`` time units per integer; ``exact`` if every duration of the
@@ -102,9 +111,9 @@ class TimeGrid:
 
 
 def _as_fraction(x: float) -> Fraction | None:
-    """``x`` as a fraction of denominator <= 10^6, if it is one (to 1e-9)."""
-    frac = Fraction(x).limit_denominator(10**6)
-    if abs(float(frac) - x) <= _CLOSE * max(1.0, abs(x)):
+    """``x`` as a fraction of denominator <= 10^4, if it is one (to 1e-12)."""
+    frac = Fraction(x).limit_denominator(10**4)
+    if abs(float(frac) - x) <= 1e-12 * max(1.0, abs(x)):
         return frac
     return None
 
@@ -126,7 +135,7 @@ def choose_grid(values: Sequence[float], horizon: float,
     Notes
     -----
     Default: the largest tick ``g`` of which every value is a whole multiple
-    (the gcd of the values as fractions of denominator ``<= 10^6``), if the
+    (the gcd of the values as fractions of denominator ``<= 10^4``), if the
     horizon then spans at most :data:`MAX_TICKS`; the model is then exact.
     Otherwise ``tick = max(min positive value / MIN_TICKS_PER_DURATION,
     horizon / MAX_TICKS)`` and the model rounds up (inexact).
@@ -156,7 +165,7 @@ def choose_grid(values: Sequence[float], horizon: float,
     return TimeGrid(tick, all(grid.error(v) == 0.0 for v in positive))
 
 
-# -- job data -------------------------------------------------------------------
+# -- job data ---
 @dataclass(frozen=True)
 class JobPhases:
     """A job reduced to its positive-volume I/O phases ("operations").
@@ -284,7 +293,7 @@ class ModelData:
         return sum(self.lag[i]) + self.tail[i] + ops
 
 
-# -- structures and the re-timer ---------------------------------------------------
+# -- structures and the re-timer ---
 @dataclass(frozen=True)
 class Structure:
     """The decisions of a schedule, without times.
@@ -408,7 +417,7 @@ def retime(instance: Instance, phases: Sequence[JobPhases], structure: Structure
             previous_len = timing.duration(i, q, k)
         graph[("C", i)] = [(previous_node, previous_len + timing.tail(i))]
     for k, order in enumerate(structure.io_order):
-        for (a, qa), (b, qb) in zip(order, order[1:]):
+        for (a, qa), (b, qb) in itertools.pairwise(order):
             graph[("O", b, qb)].append(
                 (("O", a, qa), timing.duration(a, qa, structure.partition[a])))
         for i, _ in order:
@@ -492,7 +501,7 @@ def structure_from_schedule(instance: Instance, phases: Sequence[JobPhases],
     return Structure(partition, order, packs)
 
 
-# -- solver settings ---------------------------------------------------------------
+# -- solver settings ---
 @dataclass(frozen=True)
 class CpsatSettings:
     """How CP-SAT runs.
@@ -538,9 +547,16 @@ def make_solver(settings: CpsatSettings) -> Any:
     prm.num_workers = settings.num_workers
     prm.random_seed = settings.seed
     prm.log_search_progress = settings.log
-    params = {**DEFAULT_PARAMS, **dict(settings.params)}
+    params = {**default_params(settings.num_workers), **dict(settings.params)}
     if settings.subsolvers is not None:
         params["subsolvers"] = list(settings.subsolvers)
+    if "subsolvers" in settings.params or settings.subsolvers is not None \
+            or "extra_subsolvers" in settings.params:
+        # the user's portfolio replaces ours
+        for name in ("subsolvers", "extra_subsolvers"):
+            if name not in settings.params and not (
+                    name == "subsolvers" and settings.subsolvers is not None):
+                params.pop(name, None)
     from ortools.sat import sat_parameters_pb2
 
     known = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name

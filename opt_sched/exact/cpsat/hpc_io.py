@@ -50,13 +50,13 @@ class HpcIoModel(CpsatModel):
 
     def __init__(self, data: ModelData, objective: str, settings: CpsatSettings, *,
                  lower_bound: float = 0.0, warm: Sequence[Structure] = (),
-                 redundant: bool = True, symmetry: bool = True) -> None:
+                 redundant: bool = False, symmetry: bool = True) -> None:
         self.use_redundant = redundant
         self.use_symmetry = symmetry
         super().__init__(data, objective, settings, lower_bound=lower_bound,
                          warm=warm or [one_job_per_pack(data)])
 
-    # -- variables -------------------------------------------------------------------
+    # -- variables ---
     def _variables(self) -> None:
         """``x_ik`` (constant true for a single allowed partition), ``S_i`` in
         ``[r_i, H]``, ``C_i``, operations and job intervals (global and one
@@ -74,7 +74,8 @@ class HpcIoModel(CpsatModel):
                                         f"S[{i}]") for i in range(self.n)]
         self.completion = [model.new_int_var(0, horizon, f"C[{i}]")
                            for i in range(self.n)]
-        self._operation_variables(self.presence)
+        self._operation_variables(
+            self.presence, min_intervals=self.use_redundant and self.num_partitions > 1)
         self._job_intervals()
         self.job_copies: list[list[tuple[int, int, Any]]] = [
             [] for _ in range(self.num_partitions)]
@@ -88,7 +89,7 @@ class HpcIoModel(CpsatModel):
                         self.start[i], span, self.completion[i], lit, f"job[{i},{k}]")
                 self.job_copies[k].append((i, data.instance.jobs[i].nodes, interval))
 
-    # -- constraints ------------------------------------------------------------------
+    # -- constraints ---
     def _constraints(self) -> None:
         self._partition_choice()            # mapping
         self._release_and_dependencies()    # rule 1
@@ -123,11 +124,12 @@ class HpcIoModel(CpsatModel):
 
         .. math:: \\text{Cumulative}\\{(J_{ik}, Q_i)\\} \\le P_k \\quad \\forall k
         """
+        parts = self.data.instance.platform.partitions
         for k, copies in enumerate(self.job_copies):
             used = [(q, iv) for _, q, iv in copies if q > 0]
-            if sum(q for q, _ in used) > self.data.instance.platform.partitions[k].nodes:
+            if sum(q for q, _ in used) > parts[k].nodes:
                 self.model.add_cumulative([iv for _, iv in used], [q for q, _ in used],
-                                          self.data.instance.platform.partitions[k].nodes)
+                                          parts[k].nodes)
 
     def _exclusive_io(self) -> None:
         """Rule 5, per I/O node (optional intervals of the jobs placed there):
@@ -174,7 +176,7 @@ class HpcIoModel(CpsatModel):
         for a, b in self._symmetry_pairs():
             self.model.add(self.start[a] <= self.start[b])
 
-    # -- answers ---------------------------------------------------------------------
+    # -- answers ---
     def _partition_values(self, solver: Any) -> tuple[int, ...]:
         out = []
         for lits in self.presence:
@@ -221,7 +223,7 @@ def fine_tick(instance: Instance, objective: str) -> float | None:
 
 def solve_hpc_io(instance: Instance, objective: str, settings: CpsatSettings, *,
                  lower_bound: float = 0.0, resolution: float | None = None,
-                 redundant: bool = True, symmetry: bool = True, warm: bool = True,
+                 redundant: bool = False, symmetry: bool = True, warm: bool = True,
                  export: str | None = None) -> Outcome:
     """Build and solve :class:`HpcIoModel` (see :func:`opt_sched.solve`)."""
     clock = Stopwatch()

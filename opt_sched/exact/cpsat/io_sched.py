@@ -60,9 +60,10 @@ def round_robin(data: ModelData) -> Structure:
     partition = tuple(ks[0] for ks in data.allowed)
     ops: list[list[tuple[int, int]]] = [[] for _ in
                                         range(data.instance.platform.num_partitions)]
-    for q, i in sorted((q, i) for i in range(data.num_jobs)
-                       for q in range(len(data.phases[i].ops))):
-        ops[partition[i]].append((i, q))
+    keys = sorted((q, j) for j in range(data.num_jobs)
+                  for q in range(len(data.phases[j].ops)))
+    for q, j in keys:
+        ops[partition[j]].append((j, q))
     return Structure(partition, tuple(tuple(o) for o in ops),
                      packs=_packs(data, partition))
 
@@ -101,7 +102,7 @@ class IoSchedModel(CpsatModel):
     def _extra_start_ticks(self) -> list[int]:
         return list(self.pack_start_ticks.values())
 
-    # -- variables -------------------------------------------------------------------
+    # -- variables ---
     def _variables(self) -> None:
         """``S_i`` (constant ``t_k`` in ticks), ``s_iq`` with their intervals,
         ``C_i``."""
@@ -111,7 +112,7 @@ class IoSchedModel(CpsatModel):
                                                   f"C[{i}]") for i in range(self.n)]
         self._job_intervals()
 
-    # -- constraints ------------------------------------------------------------------
+    # -- constraints ---
     def _constraints(self) -> None:
         self._phase_chain()          # rules 2-3
         self._exclusive_io()         # rule 5
@@ -151,7 +152,7 @@ class IoSchedModel(CpsatModel):
             for sa, sb in zip(self.op_start[a], self.op_start[b]):
                 self.model.add(sa <= sb)
 
-    # -- answers -------------------------------------------------------------------
+    # -- answers ---
     def _structure(self, solver: Any) -> Structure:
         partition = tuple(self.partition)
         return Structure(partition, self._io_order(solver, partition),

@@ -64,7 +64,7 @@ class PacksModel(CpsatModel):
         super().__init__(data, objective, settings, lower_bound=lower_bound,
                          warm=usable)
 
-    # -- sensibility data ---------------------------------------------------------------
+    # -- sensibility data ---
     def _prepare_sensibility(self, data: ModelData) -> None:
         """Integer data of :meth:`_sensibility`, relaxed (I/O down, length up)."""
         self.io_ticks: list[dict[int, int]] = []
@@ -100,7 +100,7 @@ class PacksModel(CpsatModel):
                         return False
         return True
 
-    # -- variables -------------------------------------------------------------------
+    # -- variables ---
     def _variables(self) -> None:
         """``y_ikp``, ``x_ik``, ``u_kp``, ``ps_kp``, ``pe_kp``, ``S_i``, ``C_i``,
         operations and job intervals."""
@@ -132,7 +132,7 @@ class PacksModel(CpsatModel):
     def _members(self, k: int, p: int) -> list[tuple[int, Any]]:
         return [(i, y[(k, p)]) for i, y in enumerate(self.assign) if (k, p) in y]
 
-    # -- constraints ------------------------------------------------------------------
+    # -- constraints ---
     def _constraints(self) -> None:
         self._pack_assignment()            # every job in one pack slot
         self._pack_usage()                 # slots used in order
@@ -180,7 +180,8 @@ class PacksModel(CpsatModel):
         S_i = ps_{kp}` (releases hold through :math:`S_i \\ge r_i`)."""
         for i, y in enumerate(self.assign):
             for (k, p), lit in y.items():
-                self.model.add(self.start[i] == self.pack_start[k][p]).only_enforce_if(lit)
+                self.model.add(self.start[i] == self.pack_start[k][p]
+                               ).only_enforce_if(lit)
 
     def _release_and_dependencies(self) -> None:
         """Rule 1: :math:`S_i \\ge r_i` (domain), :math:`S_i \\ge C_p`."""
@@ -251,7 +252,7 @@ class PacksModel(CpsatModel):
         for a, b in self._symmetry_pairs():
             self.model.add(self.start[a] <= self.start[b])
 
-    # -- answers ---------------------------------------------------------------------
+    # -- answers ---
     def _structure(self, solver: Any) -> Structure:
         partition = [-1] * self.n
         packs: list[list[list[int]]] = [[[] for _ in range(m)] for m in self.slots]

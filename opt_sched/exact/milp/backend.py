@@ -420,10 +420,9 @@ def parse_cbc_log(text: str) -> tuple[float | None, str]:
     return None, "none"
 
 
-def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False) -> _Outcome:
+def _run_cbc(prob: Any, settings: MilpSettings, relax: bool, warm: bool) -> str:
+    """One CBC run on ``prob`` (values and status written into it); its log."""
     pulp = load_pulp()
-    warm = (settings.warm_start and not relax
-            and any(v.varValue is not None for v in prob.variables()))
     with tempfile.TemporaryDirectory(prefix="opt_sched_cbc_") as tmp:
         log_path = os.path.join(tmp, "cbc.log")
         options = [f"randomCbcSeed {settings.seed}"] if settings.seed else []
@@ -434,14 +433,36 @@ def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False) -> _Ou
                                presolve=settings.presolve,
                                logPath=log_path, options=options)
         solver.tmpDir = tmp
+        prob.solve(solver)
         try:
-            prob.solve(solver)
-        except pulp.PulpSolverError as exc:
-            raise SolverError(f"backend='cbc': {str(exc).splitlines()[0]}") from None
-        try:
-            log = Path(log_path).read_text(errors="replace")
+            return Path(log_path).read_text(errors="replace")
         except OSError:
-            log = ""
+            return ""
+
+
+def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False) -> _Outcome:
+    """CBC through :class:`pulp.COIN_CMD`.
+
+    The CBC 2.10.3 that PuLP bundles can crash (segmentation fault, after
+    printing its result) when the time limit stops it at the root with a MIP
+    start; the run is then repeated once without the start, and
+    ``info["cbc_retry"]`` says so.
+    """
+    pulp = load_pulp()
+    warm = (settings.warm_start and not relax
+            and any(v.varValue is not None for v in prob.variables()))
+    info: dict[str, Any] = {}
+    try:
+        log = _run_cbc(prob, settings, relax, warm)
+    except pulp.PulpSolverError as exc:
+        if not warm:
+            raise SolverError(f"backend='cbc': {str(exc).splitlines()[0]}") from None
+        info["cbc_retry"] = "CBC failed with the MIP start; solved again without"
+        try:
+            log = _run_cbc(prob, settings, relax, False)
+        except pulp.PulpSolverError as again:
+            raise SolverError(f"backend='cbc': {str(again).splitlines()[0]}") \
+                from None
     if settings.msg:
         print(log, file=sys.stderr)
     raw = f"{pulp.LpStatus[prob.status]}/{pulp.LpSolution[prob.sol_status]}"
@@ -466,7 +487,7 @@ def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False) -> _Ou
         bound, source = parse_cbc_log(log)
         if relax and bound is None and objective is not None:
             bound, source = objective, "cbc-lp"
-    return status, values, objective, bound, source, raw, "cbc-cmd", {}
+    return status, values, objective, bound, source, raw, "cbc-cmd", info
 
 
 # -- HiGHS -------------------------------------------------------------------------

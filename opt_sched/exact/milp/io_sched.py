@@ -24,6 +24,7 @@ objective is recomputed from it.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -284,6 +285,7 @@ class IoSchedMilp:
         self.prob = self.pulp.LpProblem(f"io_sched_{data.objective}".replace("-", "_"),
                                         self.pulp.LpMinimize)
         self.fixed: dict[tuple[str, str], int] = {}
+        self.initial: dict[str, float] | None = None
         self._variables()
         self._constraints()
         self._objective()
@@ -460,6 +462,7 @@ class IoSchedMilp:
                                  .io_starts[op.iteration]
                                  for ops in data.ops for op in ops})
         starts = _semi_active(data, order)
+        self.initial = dict(starts)
         for key, var in self.s.items():
             var.setInitialValue(min(max(starts[key], var.lowBound), var.upBound))
         rank = {key: r for seq in order.values() for r, key in enumerate(seq)}
@@ -584,7 +587,8 @@ def validated_value(instance: Instance, schedule: Schedule, objective: str) -> f
 def solve_io_sched(instance: Instance, objective: str = "makespan",
                    backend: str = "cbc", time_limit: float = 60.0,
                    export: str | None = None, *,
-                   max_phases: int = DEFAULT_MAX_PHASES, **options: Any) -> Result:
+                   max_phases: int = DEFAULT_MAX_PHASES, stop_at_bound: bool = True,
+                   **options: Any) -> Result:
     """Solve IO-SCHED with the disjunctive MILP on CBC or HiGHS.
 
     Parameters
@@ -602,6 +606,10 @@ def solve_io_sched(instance: Instance, objective: str = "makespan",
         Write the model to this ``.lp`` / ``.mps`` path before solving.
     max_phases
         Refuse (``OptionError``) instances with more I/O operations.
+    stop_at_bound
+        If the best list-policy schedule already meets the combinatorial
+        lower bound, return it as optimal without calling the solver
+        (default). ``False`` always solves (for cross-checks).
     **options
         ``gap_rel``, ``threads``, ``seed``, ``warm_start`` (default ``True``:
         the best list-policy schedule is the starting incumbent), ``msg``
@@ -623,9 +631,19 @@ def solve_io_sched(instance: Instance, objective: str = "makespan",
                             "combinatorial_bound": data.lower}
     if export is not None:
         info["export"] = str(export_model(model.prob, export))
-    if settings.warm_start:
-        model.warm_start(data.upper_schedule)
-    solution = solve_milp(model.prob, settings)
+    model.warm_start(data.upper_schedule)
+    if stop_at_bound and \
+            data.upper <= data.lower + _BOUND_TOL * 1e-3 * max(1.0, abs(data.lower)):
+        # the heuristic already meets the combinatorial bound: nothing to solve
+        info["skipped"] = "heuristic meets the combinatorial bound"
+        solution = MilpSolution(SolveStatus.TIMEOUT_NO_SOLUTION, {}, None, None,
+                                "none", "not-solved", 0.0, "none")
+    else:
+        if not settings.warm_start:
+            model.initial = None
+            for var in model.prob.variables():
+                var.varValue = None
+        solution = solve_milp(model.prob, settings)
     return _result(data, model, solution, settings, info, clock)
 
 
@@ -644,9 +662,15 @@ def _result(data: IoSchedData, model: IoSchedMilp, solution: MilpSolution,
     common = {"problem": "io-sched", "objective_name": data.objective,
               "solver": settings.backend, "info": info}
     if solution.status is SolveStatus.TIMEOUT_NO_SOLUTION:
-        return Result(SolveStatus.TIMEOUT_NO_SOLUTION, None, lower,
-                      time.perf_counter() - clock, None, **common)
-    starts = model.starts_from(solution.values)
+        if model.initial is None:
+            return Result(SolveStatus.TIMEOUT_NO_SOLUTION, None, lower,
+                          time.perf_counter() - clock, None, **common)
+        # the warm start is a known incumbent even if the solver dropped it
+        info["incumbent"] = "heuristic warm start"
+        starts = dict(model.initial)
+        solution = dataclasses.replace(solution, status=SolveStatus.FEASIBLE)
+    else:
+        starts = model.starts_from(solution.values)
     schedule = build_schedule(data, starts, f"milp-{settings.backend}",
                               {"objective": data.objective})
     value = validated_value(data.instance, schedule, data.objective)

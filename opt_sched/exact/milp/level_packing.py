@@ -443,9 +443,12 @@ def solve_packs(instance: Instance, objective: str = "makespan", backend: str = 
                             "io_nodes": data.io_nodes}
     if export is not None:
         info["export"] = str(export_model(model.prob, export))
+    start_rows = None
     if settings.warm_start:
-        rows = _heuristic_rows(data)
-        info["warm_start"] = bool(rows is not None and model.warm_start(rows))
+        start_rows = _heuristic_rows(data)
+        if start_rows is not None and not model.warm_start(start_rows):
+            start_rows = None
+        info["warm_start"] = start_rows is not None
     solution = solve_milp(model.prob, settings)
     info.update({"solver_status": solution.solver_status, "mode": solution.mode,
                  "bound_source": solution.bound_source,
@@ -466,9 +469,14 @@ def solve_packs(instance: Instance, objective: str = "makespan", backend: str = 
         raise SolverError(f"packs MILP: backend={settings.backend!r} reports the "
                           "model infeasible, but one job per pack is a solution")
     if solution.status is SolveStatus.TIMEOUT_NO_SOLUTION:
-        return Result(SolveStatus.TIMEOUT_NO_SOLUTION, None, lower,
-                      time.perf_counter() - clock, None, **common)
-    rows = model.packs_from(dict(solution.values))
+        if start_rows is None:
+            return Result(SolveStatus.TIMEOUT_NO_SOLUTION, None, lower,
+                          time.perf_counter() - clock, None, **common)
+        # the warm start is a known incumbent even if the solver dropped it
+        info["incumbent"] = "heuristic warm start"
+        rows = start_rows
+    else:
+        rows = model.packs_from(dict(solution.values))
     info["planned_makespan"] = planned_makespan(instance, rows, data.bandwidth)
     info["packs"] = sum(len(row) for row in rows)
     schedule, value, chosen = _execute(instance, rows, policy)
