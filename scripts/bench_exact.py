@@ -127,7 +127,8 @@ def run_psplib(time_limit: float, count: int | None) -> None:
     except ImportError:
         print("\nPSPLIB j30: opt_sched.exact.planning.bench_psplib is not available")
         return
-    directory = Path(__file__).resolve().parents[2] / "shared" / "data" / "psplib" / "j30"
+    root = Path(__file__).resolve().parents[2]
+    directory = root / "shared" / "data" / "psplib" / "j30"
     if not directory.is_dir():
         print(f"\nPSPLIB j30: {directory} is absent")
         return

@@ -42,7 +42,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -95,7 +95,6 @@ class Campaign:
     io_nodes: tuple[int, ...] = IO_NODES
     n_jobs: int | None = None
     bounds: bool = True
-    extra: dict = field(default_factory=dict, compare=False)
 
 
 QUICK = Campaign(alpha_gens=(1.0, 4.0, 8.0), seeds=(0, 1), batches=(1.0, 4.0))

@@ -65,8 +65,9 @@ _EPS = 1e-9
 
 DEFAULT_HORIZON_TICKS = 100_000
 """Default time resolution of CP-SAT: ``delta`` is the largest power of ten
-that keeps the trivial horizon at least this many ticks (unless the data are
-integers, then ``delta = 1``). The time-indexed MILP uses a coarser target."""
+that keeps the trivial horizon at least this many ticks (``delta = 1`` for
+integer data up to 10 times as many). The time-indexed MILP uses a coarser
+target."""
 
 DEFAULT_RESOURCE_PRECISION = 1e-4
 """Default resource resolution: ``1 / F_r`` is at most this fraction of
@@ -177,8 +178,9 @@ class PlanningData:
         """The integer data, with ``delta = resolution`` seconds per tick.
 
         ``resolution=None`` picks 1 when every duration and release is an
-        integer, else the largest power of ten that keeps the trivial horizon
-        ``max_i r_i + sum_i T_i`` at least ``horizon_ticks`` ticks.
+        integer and the trivial horizon ``max_i r_i + sum_i T_i`` is at most
+        ``10 * horizon_ticks``, else the largest power of ten that keeps that
+        horizon at least ``horizon_ticks`` ticks.
         """
         if resolution is None:
             resolution = _default_resolution(self, horizon_ticks)
@@ -384,10 +386,13 @@ def sgs_upper_bound(ticks: TickData) -> tuple[int, list[int]]:
 
 
 def _default_resolution(data: PlanningData, horizon_ticks: int) -> float:
-    values = (*data.durations, *data.releases)
-    if all(_is_int(v) for v in values):
-        return 1.0
+    """1 for integer data whose trivial horizon ``max r + sum T`` is at most
+    ``10 * horizon_ticks``; else the power of ten giving ``horizon_ticks`` to
+    ``10 * horizon_ticks`` ticks."""
     horizon = max(data.releases) + math.fsum(data.durations)
+    values = (*data.durations, *data.releases)
+    if all(_is_int(v) for v in values) and horizon <= 10 * horizon_ticks:
+        return 1.0
     return 10.0 ** math.floor(math.log10(max(horizon, _EPS) / horizon_ticks))
 
 
