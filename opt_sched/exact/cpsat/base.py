@@ -418,3 +418,15 @@ class CpsatModel:
             for q, s in enumerate(self.op_start[i]):
                 ops[partition[i]].append((solver.value(s), i, q))
         return tuple(tuple((i, q) for _, i, q in sorted(items)) for items in ops)
+
+
+def build_and_solve(model: CpsatModel, clock: Stopwatch,
+                    export: str | None = None) -> Outcome:
+    """Export ``model`` if asked, solve it, and charge the build time (measured
+    by ``clock`` since the data was prepared) to the outcome's wall time."""
+    if export:
+        model.export(export)
+    outcome = model.solve()
+    outcome.info["build_time"] = clock() - outcome.wall_time
+    outcome.wall_time = clock()
+    return outcome

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...instance import Instance
-from .base import CpsatModel, Outcome
+from .base import CpsatModel, Outcome, build_and_solve
 from .common import CpsatSettings, ModelData, Retimed, Stopwatch, Structure
 from .warm import heuristic_pack_structures, one_job_per_pack
 
@@ -234,9 +234,4 @@ def solve_hpc_io(instance: Instance, objective: str, settings: CpsatSettings, *,
         structures += heuristic_pack_structures(instance, data)
     model = HpcIoModel(data, objective, settings, lower_bound=lower_bound,
                        warm=structures, redundant=redundant, symmetry=symmetry)
-    if export:
-        model.export(export)
-    outcome = model.solve()
-    outcome.info["build_time"] = clock() - outcome.wall_time
-    outcome.wall_time = clock()
-    return outcome
+    return build_and_solve(model, clock, export)

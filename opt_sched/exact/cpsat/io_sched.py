@@ -15,7 +15,7 @@ from typing import Any
 
 from ...errors import OptionError
 from ...instance import Instance
-from .base import CpsatModel, Outcome
+from .base import CpsatModel, Outcome, build_and_solve
 from .common import CpsatSettings, ModelData, Retimed, Structure
 
 __all__ = ["IoSchedModel", "io_sched_data", "one_pack_partitions", "round_robin"]
@@ -216,9 +216,4 @@ def solve_io_sched(instance: Instance, objective: str, settings: CpsatSettings, 
     structures = warm_structures(instance, data) if warm else [round_robin(data)]
     model = IoSchedModel(data, objective, settings, lower_bound=lower_bound,
                          warm=structures, symmetry=symmetry)
-    if export:
-        model.export(export)
-    outcome = model.solve()
-    outcome.info["build_time"] = clock() - outcome.wall_time
-    outcome.wall_time = clock()
-    return outcome
+    return build_and_solve(model, clock, export)

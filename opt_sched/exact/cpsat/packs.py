@@ -18,7 +18,7 @@ from typing import Any
 
 from ...errors import OptionError
 from ...instance import Instance
-from .base import CpsatModel, Outcome
+from .base import CpsatModel, Outcome, build_and_solve
 from .common import CpsatSettings, ModelData, Retimed, Stopwatch, Structure
 from .hpc_io import allowed_partitions, fine_tick
 from .warm import heuristic_pack_structures, one_job_per_pack
@@ -309,9 +309,4 @@ def solve_packs(instance: Instance, objective: str, settings: CpsatSettings, *,
     model = PacksModel(data, objective, settings, lower_bound=lower_bound,
                        warm=structures, max_packs=max_packs, sensibility=sensibility,
                        symmetry=symmetry)
-    if export:
-        model.export(export)
-    outcome = model.solve()
-    outcome.info["build_time"] = clock() - outcome.wall_time
-    outcome.wall_time = clock()
-    return outcome
+    return build_and_solve(model, clock, export)

@@ -69,10 +69,15 @@ class PlanningMilp:
         heads, tails = t.heads(), t.tails()
         self.windows = [range(heads[i], max(heads[i], self.horizon - tails[i]) + 1)
                         for i in range(t.num_jobs)]
-        self.x = [{tau: pulp.LpVariable(f"x_{i}_{tau}", cat="Binary")
+        new = getattr(self.prob, "add_variable", None)
+        if new is None:  # PuLP < 3.3
+            def new(name: str, lowBound: float | None = None,
+                    upBound: float | None = None, cat: str = "Continuous") -> Any:
+                return pulp.LpVariable(name, lowBound, upBound, cat=cat)
+        self.x = [{tau: new(f"x_{i}_{tau}", cat="Binary")
                    for tau in self.windows[i]} for i in range(t.num_jobs)]
-        self.makespan = pulp.LpVariable("makespan", lowBound=self.lower_bound,
-                                        upBound=self.horizon)
+        self.makespan = new("makespan", lowBound=self.lower_bound,
+                            upBound=self.horizon)
         if self.incumbent is not None:
             for i, start in enumerate(self.incumbent):
                 for tau, var in self.x[i].items():
