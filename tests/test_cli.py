@@ -101,3 +101,29 @@ def test_bounds_and_metrics_json(tmp_path, capsys):
     assert metrics["feasible"] is True
     assert bounds["best_makespan"] <= metrics["summary"]["makespan"] + 1e-6
     assert len(metrics["jobs"]) == 5
+
+
+_ONE_SESSION = """
+import sys
+from opt_sched.cli import main
+path = sys.argv[1]
+for solver in sys.argv[2:]:
+    code = main(["solve", path, "--solver", solver, "--time-limit", "20", "--json"])
+    assert code == 0, (solver, code)
+"""
+
+
+@pytest.mark.parametrize("order", [("cpsat", "highs"), ("highs", "cpsat")])
+def test_cpsat_and_highs_in_one_cli_session(order):
+    """ortools and highspy cannot always share a process (google/or-tools
+    #5246); one CLI process must still run both backends, in either order."""
+    pytest.importorskip("opt_sched.exact.milp")
+    done = subprocess.run([sys.executable, "-c", _ONE_SESSION,
+                           str(INSTANCES / "tiny5.json"), *order],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = [json.loads(chunk) for chunk in
+               done.stdout.replace("}\n{", "}\x00{").split("\x00")]
+    assert [r["solver"] for r in results] == list(order)
+    assert all(r["status"] == "optimal" for r in results)
+    assert results[0]["objective"] == pytest.approx(results[1]["objective"])

@@ -99,7 +99,8 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
     clock = Stopwatch()
     if problem == "planning":
         result = _solve_planning(instance, objective, solver, time_limit, seed,
-                                 num_workers, export, options)
+                                 num_workers, export,
+                                 {**options, "resolution": resolution})
     elif solver == "cpsat":
         result = _solve_cpsat(instance, problem, objective, time_limit, seed,
                               num_workers, resolution, export, options)

@@ -12,6 +12,7 @@ bounds, and ``push_all_tasks_toward_start``.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from ...errors import OptionError, SolverError
 from .model import TickData
 
-__all__ = ["CpSatOptions", "PlanningCpSat", "PlanSolution"]
+__all__ = ["CpSatOptions", "PlanSolution", "PlanningCpSat"]
 
 
 @dataclass(frozen=True)
@@ -225,10 +226,15 @@ class PlanningCpSat:
         if code in (cp.OPTIMAL, cp.FEASIBLE):
             starts = [int(solver.value(s)) for s in self.starts]
             objective = int(solver.objective_value)
-            bound = int(round(solver.best_objective_bound))
+            bound = _ceil_bound(solver.best_objective_bound)
             status = "optimal" if code == cp.OPTIMAL else "feasible"
             return PlanSolution(status, starts, objective, bound, elapsed, info)
         if code == cp.INFEASIBLE:
             return PlanSolution("infeasible", None, None, None, elapsed, info)
         return PlanSolution("unknown", None, None,
-                            int(round(solver.best_objective_bound)), elapsed, info)
+                            _ceil_bound(solver.best_objective_bound), elapsed, info)
+
+
+def _ceil_bound(value: float) -> int:
+    """The proven bound on an integer objective, rounded up (float noise aside)."""
+    return math.ceil(value - 1e-6)
