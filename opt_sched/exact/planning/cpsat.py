@@ -32,6 +32,9 @@ class CpSatOptions:
     ``hint``: give the serial-SGS plan as a solution hint.
     ``push_toward_start``: CP-SAT's ``push_all_tasks_toward_start``.
     ``extra``: further ``SatParameters`` fields by name.
+    ``lb_phase``, ``lb_phase_start``: the destructive lower-bounding phase of
+    :meth:`PlanningCpSat.solve` and the share of the time limit after which
+    it takes over.
     """
 
     time_limit: float = 60.0
@@ -42,6 +45,8 @@ class CpSatOptions:
     push_toward_start: bool = True
     log: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    lb_phase: bool = True
+    lb_phase_start: float = 0.3
 
 
 @dataclass
@@ -195,18 +200,18 @@ class PlanningCpSat:
         self.model.minimize(self.makespan)
 
     # -- solving ---------------------------------------------------------
-    def solve(self) -> PlanSolution:
-        """Run CP-SAT with the options; return the plan in ticks."""
+    def _solver(self, time_limit: float, **overrides: Any):
+        """A configured ``CpSolver`` (options, then ``overrides``)."""
         cp = self._cp
         opts = self.options
         solver = cp.CpSolver()
         params = solver.parameters
-        params.max_time_in_seconds = max(0.0, float(opts.time_limit))
+        params.max_time_in_seconds = max(0.0, float(time_limit))
         params.num_workers = int(opts.num_workers)
         params.random_seed = int(opts.seed)
         params.log_search_progress = bool(opts.log)
         params.push_all_tasks_toward_start = bool(opts.push_toward_start)
-        for key, value in opts.extra.items():
+        for key, value in {**opts.extra, **overrides}.items():
             try:
                 field_ = getattr(params, key)
             except AttributeError:
@@ -215,24 +220,89 @@ class PlanningCpSat:
                 field_.extend(value)
             else:
                 setattr(params, key, value)
+        return solver
+
+    def solve(self) -> PlanSolution:
+        """Run CP-SAT in two phases; return the plan in ticks.
+
+        1. *Optimise* for ``lb_phase_start`` (a share, 30 % by default) of
+           the time limit, or until optimal.
+        2. *Destructive lower bounding* with the rest of the time, when phase 1
+           has an incumbent ``U`` but no proof: ask CP-SAT whether a plan of
+           makespan :math:`C \le U - 1` exists, with the strong disjunctive
+           propagation that this yes/no question rewards. *Infeasible* proves
+           ``U`` optimal (the objective is an integer number of ticks); a
+           plan found becomes the new incumbent and the question is asked
+           again. The best objective bound of phase 1 stays the bound when
+           time runs out. On the PSPLIB j30 instances that CP-SAT leaves at
+           the energy bound, this closes most of them in seconds.
+        """
+        cp = self._cp
+        opts = self.options
+        total = max(0.0, float(opts.time_limit))
+        first = total if not opts.lb_phase else total * opts.lb_phase_start
         began = time.perf_counter()
+        solver = self._solver(first)
         code = solver.solve(self.model)
-        elapsed = time.perf_counter() - began
         info = {"cpsat_status": solver.status_name(code),
                 "cpsat_wall_time": solver.wall_time,
                 "cpsat_branches": solver.num_branches}
         if code == cp.MODEL_INVALID:
             raise SolverError(f"cpsat: model invalid ({self.model.validate()})")
-        if code in (cp.OPTIMAL, cp.FEASIBLE):
-            starts = [int(solver.value(s)) for s in self.starts]
-            objective = int(solver.objective_value)
-            bound = _ceil_bound(solver.best_objective_bound)
-            status = "optimal" if code == cp.OPTIMAL else "feasible"
-            return PlanSolution(status, starts, objective, bound, elapsed, info)
         if code == cp.INFEASIBLE:
-            return PlanSolution("infeasible", None, None, None, elapsed, info)
-        return PlanSolution("unknown", None, None,
-                            _ceil_bound(solver.best_objective_bound), elapsed, info)
+            return PlanSolution("infeasible", None, None, None,
+                                time.perf_counter() - began, info)
+        bound = _ceil_bound(solver.best_objective_bound)
+        if code not in (cp.OPTIMAL, cp.FEASIBLE):
+            return PlanSolution("unknown", None, None, bound,
+                                time.perf_counter() - began, info)
+        starts = [int(solver.value(s)) for s in self.starts]
+        objective = int(solver.objective_value)
+        status = "optimal" if code == cp.OPTIMAL else "feasible"
+        if status == "feasible" and opts.lb_phase:
+            starts, objective, bound, status = self._lower_bounding(
+                starts, objective, bound, total - (time.perf_counter() - began), info)
+        return PlanSolution(status, starts, objective, bound,
+                            time.perf_counter() - began, info)
+
+    def _lower_bounding(self, starts: list[int], objective: int, bound: int,
+                        remaining: float, info: dict[str, Any]
+                        ) -> tuple[list[int], int, int, str]:
+        """Phase 2 of :meth:`solve`: bisect on "is there a plan with
+        :math:`C \le T`?" between the proven bound ``L`` and the incumbent
+        ``U``. *Infeasible* at ``T`` proves :math:`L \ge T + 1`; a plan found
+        lowers ``U``. A probe that times out stops the bisection, which then
+        continues upwards from ``L`` (the easiest questions) while time lasts.
+        """
+        cp = self._cp
+        rounds = 0
+        ascending = False
+        while remaining > 0.05 and bound < objective:
+            rounds += 1
+            target = bound if ascending else (bound + objective - 1) // 2
+            clock = time.perf_counter()
+            probe = self.model.clone()
+            probe.clear_objective()
+            makespan = probe.get_int_var_from_proto_index(self.makespan.index)
+            probe.add(makespan <= target)
+            cap = remaining if ascending else max(1.0, remaining / 3)
+            solver = self._solver(min(cap, remaining),
+                                  use_strong_propagation_in_disjunctive=True)
+            code = solver.solve(probe)
+            remaining -= time.perf_counter() - clock
+            if code == cp.INFEASIBLE:
+                bound = target + 1
+            elif code in (cp.OPTIMAL, cp.FEASIBLE):
+                starts = [int(solver.value(probe.get_int_var_from_proto_index(
+                    s.index))) for s in self.starts]
+                objective = int(solver.value(makespan))
+            elif ascending:
+                break
+            else:
+                ascending = True
+        info["lb_phase_rounds"] = rounds
+        status = "optimal" if bound >= objective else "feasible"
+        return starts, objective, bound, status
 
 
 def _ceil_bound(value: float) -> int:
