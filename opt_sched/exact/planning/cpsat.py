@@ -223,7 +223,7 @@ class PlanningCpSat:
         return solver
 
     def solve(self) -> PlanSolution:
-        """Run CP-SAT in two phases; return the plan in ticks.
+        r"""Run CP-SAT in two phases; return the plan in ticks.
 
         1. *Optimise* for ``lb_phase_start`` (a share, 30 % by default) of
            the time limit, or until optimal.
@@ -268,7 +268,7 @@ class PlanningCpSat:
     def _lower_bounding(self, starts: list[int], objective: int, bound: int,
                         remaining: float, info: dict[str, Any]
                         ) -> tuple[list[int], int, int, str]:
-        """Phase 2 of :meth:`solve`: bisect on "is there a plan with
+        r"""Phase 2 of :meth:`solve`: bisect on "is there a plan with
         :math:`C \le T`?" between the proven bound ``L`` and the incumbent
         ``U``. *Infeasible* at ``T`` proves :math:`L \ge T + 1`; a plan found
         lowers ``U``. A probe that times out stops the bisection, which then
