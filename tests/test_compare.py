@@ -108,3 +108,20 @@ def test_reproduction_smoke(tmp_path):
     assert all(p.stat().st_size > 0 for p in csvs + pngs)
     assert len(pngs) == 10
     assert (rel["robustness"] >= 1 - 1e-9).all()  # contention only slows down
+
+
+def test_quick_reproduction_script_runs(tmp_path):
+    """``scripts/reproduce_ics2020.py --quick`` end to end, as a user runs it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "reproduce_ics2020.py"
+    done = subprocess.run([sys.executable, str(script), "--quick", "--out",
+                           str(tmp_path), "--workers", "2"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    csvs = sorted(p.name for p in tmp_path.rglob("*.csv"))
+    pngs = sorted(p.name for p in tmp_path.rglob("*.png"))
+    assert any("fig15" in name for name in csvs), csvs
+    assert len(pngs) >= 4, pngs
