@@ -31,7 +31,8 @@ OPTIMAL_RTOL = 1e-6
 """``optimal`` iff ``objective <= lower_bound * (1 + OPTIMAL_RTOL) + 1e-12``."""
 
 _CPSAT_OPTIONS = ("hints", "params", "subsolvers", "log", "stretch_scale", "search",
-                  "symmetry", "warm", "redundant", "max_packs", "sensibility")
+                  "symmetry", "warm", "redundant", "max_packs", "sensibility",
+                  "lower_bounding")
 
 
 def _check_choice(name: str, value: object, valid: tuple[str, ...]) -> str:
@@ -126,6 +127,7 @@ def _solve_cpsat(instance: Instance, problem: str, objective: str, time_limit: f
         hints=bool(options.get("hints", False)), params=options.get("params") or {},
         subsolvers=options.get("subsolvers"), log=bool(options.get("log", False)),
         search=options.get("search", "auto"),
+        lower_bounding=bool(options.get("lower_bounding", True)),
         **({"stretch_scale": options["stretch_scale"]}
            if "stretch_scale" in options else {}))
     model_options = {k: options[k] for k in ("symmetry", "warm", "redundant",

@@ -14,6 +14,7 @@ partition ``k``, ``tail_i`` the compute time after the last operation.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
@@ -362,13 +363,36 @@ class CpsatModel:
             raise SolverError(f"export={path!r}: CP-SAT could not write the model")
 
     def solve(self) -> Outcome:
-        """Run CP-SAT, re-time its answer at the true lengths, convert the bound."""
+        """Run CP-SAT, re-time its answer at the true lengths, convert the bound.
+
+        With ``settings.lower_bounding`` the search optimises for a share of
+        the time limit, then bisects on "is there a solution with objective
+        ``<= T``?" between the proven bound and the incumbent
+        (:meth:`_lower_bounding`).
+        """
         cp = self.cp
         clock = Stopwatch()
-        solver = make_solver(self.settings)
+        settings = self.settings
+        first = settings.time_limit * (settings.lower_bounding_start
+                                       if settings.lower_bounding else 1.0)
+        solver = make_solver(dataclasses.replace(settings, time_limit=first))
         status = solver.solve(self.model)
+        if settings.lower_bounding and status == cp.UNKNOWN \
+                and settings.time_limit - clock() > 0.05:
+            # no incumbent yet: keep optimising with the rest of the time
+            solver = make_solver(dataclasses.replace(
+                settings, time_limit=settings.time_limit - clock()))
+            status = solver.solve(self.model)
+        extra_info: dict[str, Any] = {}
+        proven: int | None = None
+        model_objective: int | None = None
+        if status == cp.FEASIBLE and settings.lower_bounding:
+            solver, proven, model_objective = self._lower_bounding(
+                solver, settings.time_limit - clock(), extra_info)
+            if proven >= model_objective:
+                status = cp.OPTIMAL
         wall = clock()
-        name = solver.status_name(status)
+        name = "OPTIMAL" if status == cp.OPTIMAL else solver.status_name(status)
         data = self.data
         info: dict[str, Any] = {
             "cpsat_status": name, "tick": data.grid.tick,
@@ -383,10 +407,14 @@ class CpsatModel:
                 raise SolverError(f"CP-SAT: {self.problem} model infeasible although "
                                   "a warm schedule fits it (a bug)")
             return Outcome("infeasible", None, None, wall, info)
+        info.update(extra_info)
         raw_bound = solver.best_objective_bound
         if status in (cp.OPTIMAL, cp.FEASIBLE):
             bound = math.ceil(raw_bound - 1e-6)
             info["model_objective"] = round(solver.objective_value)
+            if proven is not None:
+                bound = proven
+                info["model_objective"] = model_objective
             structure = self._structure(solver)
         elif self.warm:
             # No incumbent within the limit: fall back on the best warm
@@ -409,6 +437,51 @@ class CpsatModel:
                                    "cpsat_status": name})
         lower = max(self.continuous_lower, self.continuous_bound(bound))
         return Outcome(name.lower(), schedule, lower, wall, info)
+
+    def _lower_bounding(self, solver: Any, remaining: float,
+                        info: dict[str, Any]) -> tuple[Any, int, int]:
+        """Bisect on "is there a solution with objective ``<= T``?".
+
+        Between the proven bound ``L`` (integer model units) and the incumbent
+        ``U``: *infeasible* at ``T`` proves ``L >= T + 1``; a solution found
+        lowers ``U`` (and becomes the solver whose values are read); a
+        question that times out stops the bisection, which then asks
+        ``T = L`` upwards while time lasts. Returns the solver holding the
+        incumbent, the proven bound and the incumbent's value. Each probe is a clone of the model
+        with the objective replaced by ``obj <= T`` and strong disjunctive
+        propagation (which such yes/no questions reward).
+        """
+        cp = self.cp
+        best = solver
+        upper = round(solver.objective_value)
+        lower = math.ceil(solver.best_objective_bound - 1e-6)
+        rounds, ascending = 0, False
+        while remaining > 0.05 and lower < upper:
+            rounds += 1
+            target = lower if ascending else (lower + upper - 1) // 2
+            clock = Stopwatch()
+            probe = self.model.clone()
+            probe.clear_objective()
+            obj = probe.get_int_var_from_proto_index(self.obj.index)
+            probe.add(obj <= target)
+            cap = remaining if ascending else max(1.0, remaining / 3)
+            params = {**dict(self.settings.params),
+                      "use_strong_propagation_in_disjunctive": True}
+            probe_solver = make_solver(dataclasses.replace(
+                self.settings, time_limit=min(cap, remaining), params=params))
+            code = probe_solver.solve(probe)
+            remaining -= clock()
+            if code == cp.INFEASIBLE:
+                lower = target + 1
+            elif code in (cp.OPTIMAL, cp.FEASIBLE):
+                best = probe_solver
+                upper = probe_solver.value(obj)
+            elif ascending:
+                break
+            else:
+                ascending = True
+        info["lower_bounding_rounds"] = rounds
+        return best, lower, upper
 
     def _io_order(self, solver: Any, partition: Sequence[int]
                   ) -> tuple[tuple[tuple[int, int], ...], ...]:

@@ -509,6 +509,9 @@ class CpsatSettings:
     ``params`` are passed to ``CpSolver.parameters`` by name (lists extend
     repeated fields, e.g. ``{"extra_subsolvers": ["reduced_costs"]}``);
     ``subsolvers`` is a shortcut for ``params["subsolvers"]``.
+    ``lower_bounding``: after ``lower_bounding_start`` (a share) of the time
+    limit, spend the rest proving bounds by bisection on "objective <= T?"
+    (see ``CpsatModel.solve``).
     """
 
     time_limit: float = 60.0
@@ -520,6 +523,8 @@ class CpsatSettings:
     log: bool = False
     stretch_scale: int = STRETCH_SCALE
     search: str = "auto"
+    lower_bounding: bool = True
+    lower_bounding_start: float = 0.3
 
     def __post_init__(self) -> None:
         if not isinstance(self.time_limit, (int, float)) or not self.time_limit > 0:
