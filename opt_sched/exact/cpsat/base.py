@@ -447,9 +447,11 @@ class CpsatModel:
         lowers ``U`` (and becomes the solver whose values are read); a
         question that times out stops the bisection, which then asks
         ``T = L`` upwards while time lasts. Returns the solver holding the
-        incumbent, the proven bound and the incumbent's value. Each probe is a clone of the model
-        with the objective replaced by ``obj <= T`` and strong disjunctive
-        propagation (which such yes/no questions reward).
+        incumbent, the proven bound and the incumbent's value. Each probe is
+        a clone of the model with the objective replaced by ``obj <= T`` and
+        strong disjunctive propagation (which such yes/no questions reward).
+        Every bound comes from an ``INFEASIBLE`` answer on an integer
+        objective, so it is as valid as CP-SAT's own.
         """
         cp = self.cp
         best = solver
