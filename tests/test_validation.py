@@ -46,16 +46,10 @@ from opt_sched.validation import (
     validate,
 )
 
-from .conftest import INSTANCES, bundled_instance_paths
+from .conftest import INSTANCES, TINY2_FIFO, bundled_instance_paths
 from .strategies import instances
 
-A = JobSchedule("a", 0, (0.0, 6.0), (3.0, 8.0))
-B = JobSchedule("b", 0, (0.0, 3.0), (1.0, 6.0))
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return read_instance(INSTANCES / "tiny2.json")
+A, B = TINY2_FIFO.jobs
 
 
 @pytest.fixture(scope="module")
