@@ -17,7 +17,8 @@ from .base import CpsatModel, Outcome, build_and_solve
 from .common import CpsatSettings, ModelData, Retimed, Stopwatch, Structure
 from .warm import heuristic_pack_structures, one_job_per_pack
 
-__all__ = ["HpcIoModel", "allowed_partitions", "fine_tick", "solve_hpc_io"]
+__all__ = ["HpcIoModel", "allowed_partitions", "fine_tick", "mapping_data",
+           "solve_hpc_io"]
 
 
 def allowed_partitions(instance: Instance) -> list[tuple[int, ...]]:
@@ -221,17 +222,27 @@ def fine_tick(instance: Instance, objective: str) -> float | None:
     return 1e-7 * min(positive) if positive else None
 
 
+def mapping_data(instance: Instance, objective: str, resolution: float | None,
+                 warm: bool, sensibility: float | None = None
+                 ) -> tuple[ModelData, list[Structure]]:
+    """Tick data for the models that choose partitions (HPC-IO, packs), and
+    their warm structures: one job per pack, plus the Make-Pack / First-Fit +
+    LPT heuristics when ``warm``."""
+    data = ModelData.build(instance, allowed_partitions(instance), resolution,
+                           fine=fine_tick(instance, objective))
+    structures = [one_job_per_pack(data)]
+    if warm:
+        structures += heuristic_pack_structures(instance, data, sensibility)
+    return data, structures
+
+
 def solve_hpc_io(instance: Instance, objective: str, settings: CpsatSettings, *,
                  lower_bound: float = 0.0, resolution: float | None = None,
                  redundant: bool = False, symmetry: bool = True, warm: bool = True,
                  export: str | None = None) -> Outcome:
     """Build and solve :class:`HpcIoModel` (see :func:`opt_sched.solve`)."""
     clock = Stopwatch()
-    data = ModelData.build(instance, allowed_partitions(instance), resolution,
-                           fine=fine_tick(instance, objective))
-    structures = [one_job_per_pack(data)]
-    if warm:
-        structures += heuristic_pack_structures(instance, data)
+    data, structures = mapping_data(instance, objective, resolution, warm)
     model = HpcIoModel(data, objective, settings, lower_bound=lower_bound,
                        warm=structures, redundant=redundant, symmetry=symmetry)
     return build_and_solve(model, clock, export)

@@ -20,8 +20,7 @@ from ...errors import OptionError
 from ...instance import Instance
 from .base import CpsatModel, Outcome, build_and_solve
 from .common import CpsatSettings, ModelData, Retimed, Stopwatch, Structure
-from .hpc_io import allowed_partitions, fine_tick
-from .warm import heuristic_pack_structures, one_job_per_pack
+from .hpc_io import mapping_data
 
 __all__ = ["PacksModel", "solve_packs"]
 
@@ -301,11 +300,8 @@ def solve_packs(instance: Instance, objective: str, settings: CpsatSettings, *,
                 export: str | None = None) -> Outcome:
     """Build and solve :class:`PacksModel` (see :func:`opt_sched.solve`)."""
     clock = Stopwatch()
-    data = ModelData.build(instance, allowed_partitions(instance), resolution,
-                           fine=fine_tick(instance, objective))
-    structures = [one_job_per_pack(data)]
-    if warm:
-        structures += heuristic_pack_structures(instance, data, sensibility)
+    data, structures = mapping_data(instance, objective, resolution, warm,
+                                    sensibility)
     model = PacksModel(data, objective, settings, lower_bound=lower_bound,
                        warm=structures, max_packs=max_packs, sensibility=sensibility,
                        symmetry=symmetry)
