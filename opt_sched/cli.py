@@ -128,6 +128,25 @@ def build_plan(instance, args: argparse.Namespace):
                       start={js.id: js.start for js in schedule.jobs})
 
 
+def _emit_table(table, args: argparse.Namespace, title: str | None = None) -> None:
+    """Write ``table`` to ``--out`` (CSV) if asked; print it as JSON records
+    with ``--json``, else as text."""
+    import pandas as pd
+
+    if args.out:
+        table.to_csv(args.out, index=False)
+    if args.json:
+        _print_json(table.to_dict(orient="records"))
+        return
+    with pd.option_context("display.width", 200, "display.max_rows", 1000,
+                           "display.float_format", "{:.4g}".format):
+        if title:
+            print(title)
+        print(table.to_string(index=False))
+    if args.out:
+        print(f"written to {args.out}")
+
+
 # -- commands ------------------------------------------------------------------
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .io import read_instance, write_schedule
@@ -237,23 +256,14 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    import pandas as pd
 
     from .experiments.compare import compare
     from .io import read_instance
 
     instance = read_instance(args.instance)
     table = compare(instance, io_nodes=args.io_nodes)
-    if args.out:
-        table.to_csv(args.out, index=False)
-    if args.json:
-        _print_json(table.to_dict(orient="records"))
-    else:
-        with pd.option_context("display.width", 200, "display.max_rows", 500,
-                               "display.float_format", "{:.4g}".format):
-            print(f"{instance.name}: every heuristic x every I/O policy "
-                  "(all schedules validated)")
-            print(table.to_string(index=False))
+    _emit_table(table, args, title=f"{instance.name}: every heuristic x every "
+                "I/O policy (all schedules validated)")
     return EXIT_OK
 
 
@@ -288,23 +298,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_gap(args: argparse.Namespace) -> int:
-    import pandas as pd
 
     from .experiments.gap import gap_table
 
     table = gap_table(args.instances, methods=args.methods,
                       time_limit=args.time_limit, solver=args.solver,
                       objective=args.objective, progress=not args.quiet)
-    if args.out:
-        table.to_csv(args.out, index=False)
-    if args.json:
-        _print_json(table.to_dict(orient="records"))
-    else:
-        with pd.option_context("display.width", 200, "display.max_rows", 1000,
-                               "display.float_format", "{:.4g}".format):
-            print(table.to_string(index=False))
-        if args.out:
-            print(f"written to {args.out}")
+    _emit_table(table, args)
     return EXIT_OK
 
 

@@ -16,6 +16,7 @@ followed by an I/O phase of volume ``v_ij``. On a partition of bandwidth
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import numpy as np
 
 from .errors import InstanceError
 
-__all__ = ["Instance", "Job", "Partition", "Platform"]
+__all__ = ["Instance", "Job", "Partition", "Platform", "topological_order"]
 
 
 def _check_number(where: str, name: str, value: object, *, low: float = 0.0,
@@ -340,9 +341,11 @@ class Instance:
         """Every job names its partition (the IO-SCHED case)."""
         return all(job.partition is not None for job in self.jobs)
 
-    def topological_order(self) -> list[int]:
-        """Job indices such that every job comes after its predecessors."""
-        order = _topological(self.jobs)
+    def topological_order(self, priority: Sequence[float] | None = None
+                          ) -> list[int]:
+        """Job indices such that every job comes after its predecessors;
+        ties by smallest ``priority`` then index (see :func:`topological_order`)."""
+        order = topological_order(self.jobs, priority)
         assert order is not None
         return order
 
@@ -393,9 +396,18 @@ class Instance:
         return self.with_jobs(jobs)
 
 
-def _topological(jobs: Sequence[Job]) -> list[int] | None:
-    """Kahn's algorithm; ``None`` if the dependencies contain a cycle."""
+def topological_order(jobs: Sequence[Job],
+                      priority: Sequence[float] | None = None) -> list[int] | None:
+    """Kahn's algorithm with a min-heap; ``None`` if the dependencies contain a
+    cycle.
+
+    Among the jobs whose predecessors are all placed, the one with the
+    smallest ``(priority[i], i)`` comes next (default: the lowest index, so
+    instance order when there are no dependencies). Dependencies on jobs not
+    in ``jobs`` are ignored, so a subset can be ordered on its own.
+    """
     index = {job.id: i for i, job in enumerate(jobs)}
+    key = list(priority) if priority is not None else [0.0] * len(jobs)
     indegree = [0] * len(jobs)
     successors: list[list[int]] = [[] for _ in jobs]
     for i, job in enumerate(jobs):
@@ -403,21 +415,22 @@ def _topological(jobs: Sequence[Job]) -> list[int] | None:
             if dep in index:
                 successors[index[dep]].append(i)
                 indegree[i] += 1
-    ready = [i for i, d in enumerate(indegree) if d == 0]
+    ready = [(key[i], i) for i, d in enumerate(indegree) if d == 0]
+    heapq.heapify(ready)
     order: list[int] = []
     while ready:
-        i = ready.pop()
+        _, i = heapq.heappop(ready)
         order.append(i)
         for s in successors[i]:
             indegree[s] -= 1
             if indegree[s] == 0:
-                ready.append(s)
+                heapq.heappush(ready, (key[s], s))
     return order if len(order) == len(jobs) else None
 
 
 def _find_cycle(jobs: Sequence[Job]) -> list[str]:
     """The ids along one dependency cycle, or ``[]`` if there is none."""
-    if not any(job.after for job in jobs) or _topological(jobs) is not None:
+    if not any(job.after for job in jobs) or topological_order(jobs) is not None:
         return []
     by_id = {job.id: job for job in jobs}
     state: dict[str, int] = {}

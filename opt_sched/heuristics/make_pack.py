@@ -51,13 +51,12 @@ Beyond the seed:
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import OptionError, PlanError
-from ..instance import Instance, Job, Partition
+from ..instance import Instance, Job, Partition, topological_order
 
 __all__ = [
     "Pack",
@@ -172,25 +171,8 @@ def pack_classes(partitions: Sequence[Partition], jobs: Sequence[Job]
 
 def _job_order(jobs: Sequence[Job], lengths: Sequence[float]) -> list[int]:
     """Decreasing ``T_i`` (ties: input order), but predecessors first."""
-    index = {job.id: k for k, job in enumerate(jobs)}
-    indegree = [0] * len(jobs)
-    successors: list[list[int]] = [[] for _ in jobs]
-    for k, job in enumerate(jobs):
-        for dep in job.after:
-            if dep in index:
-                successors[index[dep]].append(k)
-                indegree[k] += 1
-    ready = [(-lengths[k], k) for k in range(len(jobs)) if indegree[k] == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        _, k = heapq.heappop(ready)
-        order.append(k)
-        for s in successors[k]:
-            indegree[s] -= 1
-            if indegree[s] == 0:
-                heapq.heappush(ready, (-lengths[s], s))
-    if len(order) != len(jobs):  # the Instance already rejects cycles
+    order = topological_order(jobs, [-length for length in lengths])
+    if order is None:  # the Instance already rejects cycles
         raise PlanError("make-pack: the jobs' dependencies contain a cycle")
     return order
 

@@ -23,7 +23,6 @@ own that awaits its predecessors, with ``e_i = max(start_i, r_i)``.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -140,26 +139,10 @@ def from_starts(instance: Instance, partition: Sequence[int],
 
 def _lowest_index_topological_rank(instance: Instance) -> list[int]:
     """Rank of each job in the topological order taking the lowest index first
-    (Kahn's algorithm with a min-heap); instance order without dependencies."""
-    jobs = instance.jobs
-    index = instance.index
-    indegree = [len(job.after) for job in jobs]
-    successors: list[list[int]] = [[] for _ in jobs]
-    for i, job in enumerate(jobs):
-        for dep in job.after:
-            successors[index[dep]].append(i)
-    ready = [i for i, d in enumerate(indegree) if d == 0]
-    heapq.heapify(ready)
-    rank = [0] * len(jobs)
-    position = 0
-    while ready:
-        i = heapq.heappop(ready)
+    (instance order without dependencies)."""
+    rank = [0] * instance.num_jobs
+    for position, i in enumerate(instance.topological_order()):
         rank[i] = position
-        position += 1
-        for s in successors[i]:
-            indegree[s] -= 1
-            if indegree[s] == 0:
-                heapq.heappush(ready, s)
     return rank
 
 
