@@ -32,7 +32,7 @@ OPTIMAL_RTOL = 1e-6
 
 _CPSAT_OPTIONS = ("hints", "params", "subsolvers", "log", "stretch_scale", "search",
                   "symmetry", "warm", "redundant", "max_packs", "sensibility",
-                  "lower_bounding")
+                  "lower_bounding", "ladder_share")
 
 
 def _check_choice(name: str, value: object, valid: tuple[str, ...]) -> str:
@@ -75,7 +75,10 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
         ``subsolvers`` (list), ``log`` (bool), ``stretch_scale`` (int),
         ``symmetry`` (bool), ``warm`` (bool: heuristic warm starts),
         ``redundant`` (bool, hpc-io: global cumulatives), ``max_packs`` and
-        ``sensibility`` (packs). MILP backends receive them unchanged.
+        ``sensibility`` (packs), ``lower_bounding`` (bool: the "objective
+        <= T?" questions, on by default) and ``ladder_share`` (share of the
+        time limit for the bound ladder, 0.15). MILP backends receive them
+        unchanged.
 
     Returns
     -------
@@ -128,6 +131,8 @@ def _solve_cpsat(instance: Instance, problem: str, objective: str, time_limit: f
         subsolvers=options.get("subsolvers"), log=bool(options.get("log", False)),
         search=options.get("search", "auto"),
         lower_bounding=bool(options.get("lower_bounding", True)),
+        **({"ladder_share": options["ladder_share"]}
+           if "ladder_share" in options else {}),
         **({"stretch_scale": options["stretch_scale"]}
            if "stretch_scale" in options else {}))
     model_options = {k: options[k] for k in ("symmetry", "warm", "redundant",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -35,6 +35,7 @@ from .common import (
     tick_lengths,
     to_schedule,
 )
+from .probing import BoundSearch, ObjectiveProbe, ceil_bound
 
 __all__ = ["CpsatModel", "Outcome"]
 
@@ -91,6 +92,7 @@ class CpsatModel:
         self.scale = settings.stretch_scale
         self.continuous_lower = lower_bound
         self.model = cp_model.CpModel()
+        self.info_extra: dict[str, Any] = {}
         self.n = data.num_jobs
         self.num_partitions = data.instance.platform.num_partitions
         self.warm = self._evaluate_warm(warm)
@@ -365,125 +367,131 @@ class CpsatModel:
     def solve(self) -> Outcome:
         """Run CP-SAT, re-time its answer at the true lengths, convert the bound.
 
-        With ``settings.lower_bounding`` the search optimises for a share of
-        the time limit, then bisects on "is there a solution with objective
-        ``<= T``?" between the proven bound and the incumbent
-        (:meth:`_lower_bounding`).
+        With ``settings.lower_bounding`` the solve has three phases
+        (``models/io-sched-cpsat.md``, "Solve phases"):
+
+        1. the *bound ladder* (at most ``ladder_share`` of the time limit):
+           "is there a solution of objective ``<= L``?" from the proven bound
+           ``L`` upwards (:meth:`.ObjectiveProbe.ladder`);
+        2. *optimisation* until ``lower_bounding_start`` of the time limit
+           (longer if it has no incumbent yet), with the objective's domain
+           starting at the bound the ladder proved;
+        3. *bisection* between bound and incumbent with the time left
+           (:meth:`.ObjectiveProbe.bisect`).
+
+        Without it, phase 2 alone runs for the whole limit.
         """
-        cp = self.cp
         clock = Stopwatch()
         settings = self.settings
-        first = settings.time_limit * (settings.lower_bounding_start
-                                       if settings.lower_bounding else 1.0)
-        solver = make_solver(dataclasses.replace(settings, time_limit=first))
+        search = BoundSearch(lower=self.obj_low)
+        probe = None
+        if settings.lower_bounding:
+            probe = ObjectiveProbe(self.model, self.obj.index, self._probe_solver,
+                                   {"use_strong_propagation_in_disjunctive": True})
+            probe.ladder(search, settings.ladder_share * settings.time_limit,
+                         probe_limit=max(0.5, 0.02 * settings.time_limit),
+                         step=max(1, math.floor(settings.ladder_step * search.lower)),
+                         params=self._ladder_params())
+        solver = search.solver
+        if not search.closed:
+            solver = self._optimise(search, clock)
+        if probe is not None and not search.closed and search.upper is not None:
+            probe.bisect(search, settings.time_limit - clock())
+        if search.rounds:
+            self.info_extra["lower_bounding_rounds"] = search.rounds
+            self.info_extra["probes"] = search.answers
+        return self._outcome(search, solver, clock())
+
+    def _probe_solver(self, time_limit: float, params: Mapping[str, Any]) -> Any:
+        """A solver for one probe: the settings, ``params`` under the user's."""
+        return make_solver(dataclasses.replace(
+            self.settings, time_limit=time_limit,
+            params={**dict(params), **dict(self.settings.params)}))
+
+    def _ladder_params(self) -> dict[str, Any]:
+        """On 2 workers (and no portfolio chosen by the user) the ladder's
+        questions run the ``no_lp`` and ``max_lp`` subsolvers: measured on the
+        IO-SCHED benchmark, they answer "``<= L``?" in 0.1 s where the
+        optimisation portfolio needs 5 s (``models/io-sched-cpsat.md``)."""
+        chosen = self.settings.subsolvers is not None or any(
+            name in self.settings.params for name in ("subsolvers", "extra_subsolvers"))
+        if self.settings.num_workers == 2 and not chosen:
+            return {"subsolvers": list(self.settings.probe_subsolvers)}
+        return {}
+
+    def _optimise(self, search: BoundSearch, clock: Stopwatch) -> Any:
+        """Phase 2: minimise with ``objective >= L`` (proven by the ladder).
+
+        Updates ``search`` with the incumbent and CP-SAT's bound; returns the
+        solver (for its statistics)."""
+        cp = self.cp
+        settings = self.settings
+        domain = self.model.proto.variables[self.obj.index].domain
+        if search.lower > domain[0]:
+            self.model.add(self.obj >= search.lower)
+        share = settings.lower_bounding_start if settings.lower_bounding else 1.0
+        limit = max(0.05, settings.time_limit * share - clock())
+        solver = make_solver(dataclasses.replace(settings, time_limit=limit))
         status = solver.solve(self.model)
-        if settings.lower_bounding and status == cp.UNKNOWN \
+        if status == cp.UNKNOWN and settings.lower_bounding \
                 and settings.time_limit - clock() > 0.05:
             # no incumbent yet: keep optimising with the rest of the time
             solver = make_solver(dataclasses.replace(
                 settings, time_limit=settings.time_limit - clock()))
             status = solver.solve(self.model)
-        extra_info: dict[str, Any] = {}
-        proven: int | None = None
-        model_objective: int | None = None
-        if status == cp.FEASIBLE and settings.lower_bounding:
-            solver, proven, model_objective = self._lower_bounding(
-                solver, settings.time_limit - clock(), extra_info)
-            if proven >= model_objective:
-                status = cp.OPTIMAL
-        wall = clock()
-        name = "OPTIMAL" if status == cp.OPTIMAL else solver.status_name(status)
-        data = self.data
-        info: dict[str, Any] = {
-            "cpsat_status": name, "tick": data.grid.tick,
-            "exact_grid": data.grid.exact, "horizon_ticks": self.horizon,
-            "warm_value": self.upper, "branches": solver.num_branches,
-            "conflicts": solver.num_conflicts,
-        }
         if status == cp.MODEL_INVALID:
             raise SolverError(f"CP-SAT: model invalid ({self.model.validate()})")
         if status == cp.INFEASIBLE:
             if self.warm:
                 raise SolverError(f"CP-SAT: {self.problem} model infeasible although "
                                   "a warm schedule fits it (a bug)")
+            search.infeasible = True
+        elif status in (cp.OPTIMAL, cp.FEASIBLE):
+            value = round(solver.objective_value)
+            search.offer(value, solver)
+            search.lower = max(search.lower, value if status == cp.OPTIMAL
+                               else ceil_bound(solver.best_objective_bound))
+        elif math.isfinite(solver.best_objective_bound):
+            search.lower = max(search.lower, ceil_bound(solver.best_objective_bound))
+        return solver
+
+    def _outcome(self, search: BoundSearch, solver: Any, wall: float) -> Outcome:
+        """The answer in continuous time: re-timed schedule and converted bound."""
+        data = self.data
+        info: dict[str, Any] = {
+            "tick": data.grid.tick, "exact_grid": data.grid.exact,
+            "horizon_ticks": self.horizon, "warm_value": self.upper}
+        if solver is not None:
+            info.update(branches=solver.num_branches, conflicts=solver.num_conflicts)
+        if search.infeasible:
+            info["cpsat_status"] = "INFEASIBLE"
             return Outcome("infeasible", None, None, wall, info)
-        info.update(extra_info)
-        raw_bound = solver.best_objective_bound
-        if status in (cp.OPTIMAL, cp.FEASIBLE):
-            bound = math.ceil(raw_bound - 1e-6)
-            info["model_objective"] = round(solver.objective_value)
-            if proven is not None:
-                bound = proven
-                info["model_objective"] = model_objective
-            structure = self._structure(solver)
+        info.update(self.info_extra)
+        if search.solver is not None:
+            name = "OPTIMAL" if search.closed else "FEASIBLE"
+            structure = self._structure(search.solver)
+            info["model_objective"] = search.upper
         elif self.warm:
             # No incumbent within the limit: fall back on the best warm
-            # schedule; CP-SAT's bound (if any) is still proven.
+            # schedule; the proven bound still holds.
             best = min(self.warm, key=lambda item: item[0])
             structure = best[1]
             info["model_objective"] = best[0]
             info["incumbent"] = "warm"
-            bound = (math.ceil(raw_bound - 1e-6) if math.isfinite(raw_bound)
-                     else self.obj_low)
-            name = "FEASIBLE"
+            name = "OPTIMAL" if search.lower >= best[0] else "FEASIBLE"
         else:
+            info["cpsat_status"] = "UNKNOWN"
             return Outcome("unknown", None, self.continuous_lower, wall, info)
-        info["model_bound"] = bound
+        info["cpsat_status"] = name
+        info["model_bound"] = search.lower
         times = retime(data.instance, data.phases, structure,
                        continuous_lengths(data.instance, data.phases))
         schedule = to_schedule(data.instance, data.phases, structure, times,
                                method=f"cpsat/{self.problem}", info={
                                    "tick": data.grid.tick,
                                    "cpsat_status": name})
-        lower = max(self.continuous_lower, self.continuous_bound(bound))
+        lower = max(self.continuous_lower, self.continuous_bound(search.lower))
         return Outcome(name.lower(), schedule, lower, wall, info)
-
-    def _lower_bounding(self, solver: Any, remaining: float,
-                        info: dict[str, Any]) -> tuple[Any, int, int]:
-        """Bisect on "is there a solution with objective ``<= T``?".
-
-        Between the proven bound ``L`` (integer model units) and the incumbent
-        ``U``: *infeasible* at ``T`` proves ``L >= T + 1``; a solution found
-        lowers ``U`` (and becomes the solver whose values are read); a
-        question that times out stops the bisection, which then asks
-        ``T = L`` upwards while time lasts. Returns the solver holding the
-        incumbent, the proven bound and the incumbent's value. Each probe is
-        a clone of the model with the objective replaced by ``obj <= T`` and
-        strong disjunctive propagation (which such yes/no questions reward).
-        Every bound comes from an ``INFEASIBLE`` answer on an integer
-        objective, so it is as valid as CP-SAT's own.
-        """
-        cp = self.cp
-        best = solver
-        upper = round(solver.objective_value)
-        lower = math.ceil(solver.best_objective_bound - 1e-6)
-        rounds, ascending = 0, False
-        while remaining > 0.05 and lower < upper:
-            rounds += 1
-            target = lower if ascending else (lower + upper - 1) // 2
-            clock = Stopwatch()
-            probe = self.model.clone()
-            probe.clear_objective()
-            obj = probe.get_int_var_from_proto_index(self.obj.index)
-            probe.add(obj <= target)
-            cap = remaining if ascending else max(1.0, remaining / 3)
-            params = {**dict(self.settings.params),
-                      "use_strong_propagation_in_disjunctive": True}
-            probe_solver = make_solver(dataclasses.replace(
-                self.settings, time_limit=min(cap, remaining), params=params))
-            code = probe_solver.solve(probe)
-            remaining -= clock()
-            if code == cp.INFEASIBLE:
-                lower = target + 1
-            elif code in (cp.OPTIMAL, cp.FEASIBLE):
-                best = probe_solver
-                upper = probe_solver.value(obj)
-            elif ascending:
-                break
-            else:
-                ascending = True
-        info["lower_bounding_rounds"] = rounds
-        return best, lower, upper
 
     def _io_order(self, solver: Any, partition: Sequence[int]
                   ) -> tuple[tuple[tuple[int, int], ...], ...]:

@@ -509,9 +509,12 @@ class CpsatSettings:
     ``params`` are passed to ``CpSolver.parameters`` by name (lists extend
     repeated fields, e.g. ``{"extra_subsolvers": ["reduced_costs"]}``);
     ``subsolvers`` is a shortcut for ``params["subsolvers"]``.
-    ``lower_bounding``: after ``lower_bounding_start`` (a share) of the time
-    limit, spend the rest proving bounds by bisection on "objective <= T?"
-    (see ``CpsatModel.solve``).
+    ``lower_bounding``: ask "objective <= T?" questions (see
+    ``CpsatModel.solve``): first the bound ladder, for at most
+    ``ladder_share`` of the time limit, climbing by
+    ``max(1, floor(ladder_step * L))`` model units from the bound ``L``, its
+    questions run by ``probe_subsolvers`` on 2 workers; then, after
+    ``lower_bounding_start`` (a share) of the time limit, bisection.
     """
 
     time_limit: float = 60.0
@@ -525,6 +528,9 @@ class CpsatSettings:
     search: str = "auto"
     lower_bounding: bool = True
     lower_bounding_start: float = 0.3
+    ladder_share: float = 0.15
+    ladder_step: float = 1e-4
+    probe_subsolvers: Sequence[str] = ("no_lp", "max_lp")
 
     def __post_init__(self) -> None:
         if not isinstance(self.time_limit, (int, float)) or not self.time_limit > 0:
@@ -537,6 +543,10 @@ class CpsatSettings:
             raise OptionError(f"seed={self.seed!r} must be an integer")
         if self.search not in ("auto", "set-times"):
             raise OptionError(f"search={self.search!r} is not one of auto, set-times")
+        for name in ("lower_bounding_start", "ladder_share"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise OptionError(f"{name}={value!r} must be a share in [0, 1]")
         if not isinstance(self.stretch_scale, int) or self.stretch_scale < 1:
             raise OptionError(f"stretch_scale={self.stretch_scale!r} must be an "
                               "integer >= 1")

@@ -1,0 +1,172 @@
+"""Yes/no questions "is there a solution of objective ``<= T``?" asked of a
+CP-SAT model: the bound ladder and the bisection of the destructive
+lower-bounding phase (``models/io-sched-cpsat.md``, "Solve phases").
+
+Every model of opt_sched minimises one integer variable. A *probe* is a
+clone of the model without objective, in which the domain of that variable
+is cut to ``[L, T]``; CP-SAT answers
+
+- ``INFEASIBLE``: no solution has objective ``<= T``, so ``T + 1`` is a
+  proven lower bound (the objective is an integer);
+- a solution: a new incumbent of value ``<= T``;
+- nothing within its time cap: no information.
+
+Such questions are easier than the optimisation: the deadline ``T`` gives
+every task a latest end, and the disjunctive and cumulative propagators
+(edge finding, not-first/not-last, energy) work on those time windows.
+Every bound comes from an ``INFEASIBLE`` answer, so it is as valid as
+CP-SAT's own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .common import Stopwatch
+
+__all__ = ["BoundSearch", "ObjectiveProbe", "ceil_bound"]
+
+SolverFactory = Callable[[float, Mapping[str, Any]], Any]
+"""``(time_limit, extra_params) -> CpSolver``."""
+
+
+def ceil_bound(value: float) -> int:
+    """A proven bound on an integer objective, rounded up (float noise aside)."""
+    return math.ceil(value - 1e-6)
+
+
+@dataclass
+class BoundSearch:
+    """What is known about the optimum ``z*`` (integer model units).
+
+    ``lower``: proven, ``z* >= lower``. ``upper``: the value of the best
+    incumbent, held by ``solver`` (its values are read through the original
+    model's variables, whose indices every clone keeps); ``None`` if none.
+    ``infeasible``: the model has no solution at all. ``answers``: the
+    questions asked, as ``(T, answer, seconds)``.
+    """
+
+    lower: int
+    upper: int | None = None
+    solver: Any = None
+    infeasible: bool = False
+    rounds: int = 0
+    answers: list[tuple[int, str, float]] = field(default_factory=list)
+
+    @property
+    def closed(self) -> bool:
+        """``True`` when the incumbent is proven optimal."""
+        return self.upper is not None and self.lower >= self.upper
+
+    def offer(self, value: int, solver: Any) -> None:
+        """Keep ``solver``'s solution of value ``value`` if it is better."""
+        if self.upper is None or value < self.upper:
+            self.upper, self.solver = value, solver
+
+
+class ObjectiveProbe:
+    """Ask ``model`` whether its objective variable can be ``<= T``.
+
+    Parameters
+    ----------
+    model
+        The ``CpModel`` (left unchanged: the questions go to one clone).
+    objective_index
+        Proto index of the integer variable the model minimises.
+    make_solver
+        Returns a configured ``CpSolver`` for a time limit and extra
+        parameters.
+    params
+        Parameters added to every question (e.g. strong disjunctive
+        propagation).
+    """
+
+    def __init__(self, model: Any, objective_index: int, make_solver: SolverFactory,
+                 params: Mapping[str, Any] | None = None) -> None:
+        from ortools.sat.python import cp_model
+
+        self._cp = cp_model
+        self._probe = model.clone()
+        self._probe.clear_objective()
+        self._index = objective_index
+        self._domain = list(model.proto.variables[objective_index].domain)
+        self._make_solver = make_solver
+        self._params = dict(params or {})
+
+    def ask(self, search: BoundSearch, target: int, time_limit: float,
+            params: Mapping[str, Any] | None = None) -> str:
+        """One question at ``target``; updates ``search``; returns the answer
+        (``"infeasible"``, ``"solution"`` or ``"unknown"``)."""
+        cp = self._cp
+        clock = Stopwatch()
+        low = max(search.lower, self._domain[0])
+        variable = self._probe.proto.variables[self._index]
+        variable.domain.clear()
+        variable.domain.extend([low, max(low, target)])
+        solver = self._make_solver(time_limit, {**self._params, **dict(params or {})})
+        code = solver.solve(self._probe)
+        search.rounds += 1
+        if code == cp.INFEASIBLE:
+            search.lower = max(search.lower, target + 1)
+            answer = "infeasible"
+        elif code in (cp.OPTIMAL, cp.FEASIBLE):
+            value = solver.value(self._probe.get_int_var_from_proto_index(self._index))
+            search.offer(int(value), solver)
+            answer = "solution"
+        else:
+            answer = "unknown"
+        search.answers.append((target, answer, round(clock(), 3)))
+        return answer
+
+    def ladder(self, search: BoundSearch, budget: float, probe_limit: float,
+               step: int = 1, params: Mapping[str, Any] | None = None) -> None:
+        """Climb from the proven bound: ask ``T = L`` first (is the bound
+        tight?), then ``T = L + step - 1``, while the answers are
+        ``INFEASIBLE`` and ``budget`` seconds last. Each question gets at
+        most ``probe_limit`` seconds; a solution or a question left open ends
+        the climb.
+
+        Cheap when the combinatorial bound is tight or nearly so, which is
+        the common case (Jackson's bound equals the IO-SCHED optimum on most
+        instances), and where the optimisation search is slowest: it must
+        *find* a solution at the bound, while the question "``<= L``?"
+        confines every operation to a narrow window.
+        """
+        clock = Stopwatch()
+        target = search.lower
+        while not search.closed and budget - clock() > 0.05:
+            if search.upper is not None:
+                target = min(target, search.upper - 1)
+            if target > self._domain[-1]:
+                break
+            limit = min(probe_limit, budget - clock())
+            answer = self.ask(search, target, limit, params)
+            if answer != "infeasible":
+                break
+            target = search.lower + max(1, step) - 1
+
+    def bisect(self, search: BoundSearch, budget: float,
+               params: Mapping[str, Any] | None = None) -> None:
+        """Bisect between the proven bound ``L`` and the incumbent ``U``
+        (``T = floor((L + U - 1) / 2)``), each question capped at a third of
+        the time left (at least 1 s). A question left open switches to
+        climbing from ``L`` (the easiest questions) with all the time left;
+        one left open there ends the search."""
+        clock = Stopwatch()
+        ascending = False
+        while search.upper is not None and not search.closed \
+                and budget - clock() > 0.05:
+            remaining = budget - clock()
+            if ascending:
+                target, cap = search.lower, remaining
+            else:
+                target = (search.lower + search.upper - 1) // 2
+                cap = min(remaining, max(1.0, remaining / 3))
+            answer = self.ask(search, target, cap, params)
+            if answer == "unknown":
+                if ascending:
+                    break
+                ascending = True
