@@ -164,3 +164,35 @@ def test_front_door_dispatch() -> None:
     result = solve(inst, problem="planning", time_limit=10)
     assert str(result.status) == "optimal"
     assert result.objective == result.info["planned_makespan"]
+
+
+def test_two_full_searches_unless_the_user_picks_a_portfolio() -> None:
+    """On 2 workers the planning model runs two full CDCL searches (CP-SAT's
+    default gives the second thread to helpers that cannot prove); a user
+    portfolio replaces ours, and the CP-SAT log confirms what runs."""
+    from opt_sched.exact.planning import CpSatOptions, PlanningCpSat
+    from opt_sched.exact.planning.model import sgs_upper_bound
+
+    inst = read_instance(INSTANCES / "planning4.json")
+    ticks = PlanningData.from_instance(inst).to_ticks(None, 1e-3, 10**5)
+    horizon, plan = sgs_upper_bound(ticks)
+    ours = PlanningCpSat(ticks, horizon, 0, plan, CpSatOptions(time_limit=5))
+    solver = ours._solver(1.0)
+    assert list(solver.parameters.subsolvers) == ["max_lp", "no_lp"]
+    assert solver.parameters.num_full_subsolvers == 2
+    assert not solver.parameters.use_lns
+    theirs = PlanningCpSat(ticks, horizon, 0, plan, CpSatOptions(
+        time_limit=5, extra={"subsolvers": ["default_lp"]}))
+    solver = theirs._solver(1.0)
+    assert list(solver.parameters.subsolvers) == ["default_lp"]
+    assert solver.parameters.use_lns
+    one = PlanningCpSat(ticks, horizon, 0, plan,
+                        CpSatOptions(time_limit=5, num_workers=1))
+    assert one.default_params() == {}
+
+
+def test_unknown_cpsat_parameter_is_an_error_even_when_no_search_runs() -> None:
+    # planning4's serial-SGS plan may meet its bound, so no solver is built
+    inst = read_instance(INSTANCES / "planning4.json")
+    with pytest.raises(OptionError, match="'no_such_parameter'"):
+        solve_planning(inst, params={"no_such_parameter": 1})

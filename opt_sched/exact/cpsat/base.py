@@ -125,6 +125,10 @@ class CpsatModel:
             for q, s in enumerate(self.op_start[i]):
                 self._hint_var(s, times.op_start[i][q])
 
+    def _warm_answer(self, structure: Structure) -> Structure:
+        """A warm structure as this model's answer (as it is, by default)."""
+        return structure
+
     def error_makespan(self) -> float:
         """``E``: the largest rounding error one precedence path can collect."""
         raise NotImplementedError
@@ -384,6 +388,9 @@ class CpsatModel:
         clock = Stopwatch()
         settings = self.settings
         search = BoundSearch(lower=self.obj_low)
+        if self.warm:
+            value, structure, _ = min(self.warm, key=lambda item: item[0])
+            search.offer(value, _WarmIncumbent(structure))
         probe = None
         if settings.lower_bounding:
             probe = ObjectiveProbe(self.model, self.obj.index, self._probe_solver,
@@ -392,9 +399,7 @@ class CpsatModel:
                          probe_limit=max(0.5, 0.02 * settings.time_limit),
                          step=max(1, math.floor(settings.ladder_step * search.lower)),
                          params=self._ladder_params())
-        solver = search.solver
-        if not search.closed:
-            solver = self._optimise(search, clock)
+        solver = search.solver if search.closed else self._optimise(search, clock)
         if probe is not None and not search.closed and search.upper is not None:
             probe.bisect(search, settings.time_limit - clock())
         if search.rounds:
@@ -410,9 +415,9 @@ class CpsatModel:
 
     def _ladder_params(self) -> dict[str, Any]:
         """On 2 workers (and no portfolio chosen by the user) the ladder's
-        questions run the ``no_lp`` and ``max_lp`` subsolvers: measured on the
-        IO-SCHED benchmark, they answer "``<= L``?" in 0.1 s where the
-        optimisation portfolio needs 5 s (``models/io-sched-cpsat.md``)."""
+        questions run the ``no_lp`` full search: measured on the IO-SCHED
+        benchmark, it answers "``<= L``?" in 0.1 s where ``reduced_costs``
+        needs 5 s or more (``models/io-sched-cpsat.md``)."""
         chosen = self.settings.subsolvers is not None or any(
             name in self.settings.params for name in ("subsolvers", "extra_subsolvers"))
         if self.settings.num_workers == 2 and not chosen:
@@ -434,8 +439,8 @@ class CpsatModel:
         solver = make_solver(dataclasses.replace(settings, time_limit=limit))
         status = solver.solve(self.model)
         if status == cp.UNKNOWN and settings.lower_bounding \
-                and settings.time_limit - clock() > 0.05:
-            # no incumbent yet: keep optimising with the rest of the time
+                and search.upper is None and settings.time_limit - clock() > 0.05:
+            # no incumbent at all (not even a warm one): keep optimising
             solver = make_solver(dataclasses.replace(
                 settings, time_limit=settings.time_limit - clock()))
             status = solver.solve(self.model)
@@ -461,27 +466,23 @@ class CpsatModel:
         info: dict[str, Any] = {
             "tick": data.grid.tick, "exact_grid": data.grid.exact,
             "horizon_ticks": self.horizon, "warm_value": self.upper}
-        if solver is not None:
+        if solver is not None and not isinstance(solver, _WarmIncumbent):
             info.update(branches=solver.num_branches, conflicts=solver.num_conflicts)
         if search.infeasible:
             info["cpsat_status"] = "INFEASIBLE"
             return Outcome("infeasible", None, None, wall, info)
         info.update(self.info_extra)
-        if search.solver is not None:
-            name = "OPTIMAL" if search.closed else "FEASIBLE"
-            structure = self._structure(search.solver)
-            info["model_objective"] = search.upper
-        elif self.warm:
-            # No incumbent within the limit: fall back on the best warm
-            # schedule; the proven bound still holds.
-            best = min(self.warm, key=lambda item: item[0])
-            structure = best[1]
-            info["model_objective"] = best[0]
-            info["incumbent"] = "warm"
-            name = "OPTIMAL" if search.lower >= best[0] else "FEASIBLE"
-        else:
+        if search.solver is None:
             info["cpsat_status"] = "UNKNOWN"
             return Outcome("unknown", None, self.continuous_lower, wall, info)
+        name = "OPTIMAL" if search.closed else "FEASIBLE"
+        info["model_objective"] = search.upper
+        if isinstance(search.solver, _WarmIncumbent):
+            # no better incumbent within the limit: the best warm schedule
+            structure = self._warm_answer(search.solver.structure)
+            info["incumbent"] = "warm"
+        else:
+            structure = self._structure(search.solver)
         info["cpsat_status"] = name
         info["model_bound"] = search.lower
         times = retime(data.instance, data.phases, structure,
@@ -501,6 +502,14 @@ class CpsatModel:
             for q, s in enumerate(self.op_start[i]):
                 ops[partition[i]].append((solver.value(s), i, q))
         return tuple(tuple((i, q) for _, i, q in sorted(items)) for items in ops)
+
+
+@dataclass(frozen=True)
+class _WarmIncumbent:
+    """The best warm structure, standing for an incumbent until CP-SAT finds
+    a better one (its value is the model objective of its re-timing)."""
+
+    structure: Structure
 
 
 def build_and_solve(model: CpsatModel, clock: Stopwatch,

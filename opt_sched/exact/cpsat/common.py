@@ -42,6 +42,7 @@ __all__ = [
     "Structure",
     "TimeGrid",
     "Timing",
+    "check_param_names",
     "choose_grid",
     "continuous_lengths",
     "default_params",
@@ -65,12 +66,14 @@ STRETCH_SCALE = 10**7
 
 def default_params(num_workers: int) -> dict[str, Any]:
     """CP-SAT parameters applied unless overridden, chosen from measurements
-    (``models/io-sched-cpsat.md``, "Solver settings"): on 2 workers both run
-    a full search, one with the ``reduced_costs`` LP subsolver and one with
-    ``default_lp`` (no LNS worker); on more workers ``reduced_costs`` is added
-    to CP-SAT's portfolio."""
+    (``models/io-sched-cpsat.md``, "Solver settings").
+
+    On 2 workers CP-SAT runs one full search (``num_full_subsolvers`` is 1
+    there) and interleaves its first-solution and LNS helpers on the other
+    thread; we make that full search the ``reduced_costs`` LP subsolver. On
+    more workers ``reduced_costs`` is added to CP-SAT's portfolio."""
     if num_workers == 2:
-        return {"subsolvers": ["reduced_costs", "default_lp"]}
+        return {"subsolvers": ["reduced_costs"]}
     if num_workers > 2:
         return {"extra_subsolvers": ["reduced_costs"]}
     return {}
@@ -513,7 +516,7 @@ class CpsatSettings:
     ``CpsatModel.solve``): first the bound ladder, for at most
     ``ladder_share`` of the time limit, climbing by
     ``max(1, floor(ladder_step * L))`` model units from the bound ``L``, its
-    questions run by ``probe_subsolvers`` on 2 workers; then, after
+    questions' full search being ``probe_subsolvers`` on 2 workers; then, after
     ``lower_bounding_start`` (a share) of the time limit, bisection.
     """
 
@@ -530,7 +533,7 @@ class CpsatSettings:
     lower_bounding_start: float = 0.3
     ladder_share: float = 0.15
     ladder_step: float = 1e-4
-    probe_subsolvers: Sequence[str] = ("no_lp", "max_lp")
+    probe_subsolvers: Sequence[str] = ("no_lp",)
 
     def __post_init__(self) -> None:
         if not isinstance(self.time_limit, (int, float)) or not self.time_limit > 0:
@@ -543,6 +546,7 @@ class CpsatSettings:
             raise OptionError(f"seed={self.seed!r} must be an integer")
         if self.search not in ("auto", "set-times"):
             raise OptionError(f"search={self.search!r} is not one of auto, set-times")
+        check_param_names(self.params)
         for name in ("lower_bounding_start", "ladder_share"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
@@ -550,6 +554,16 @@ class CpsatSettings:
         if not isinstance(self.stretch_scale, int) or self.stretch_scale < 1:
             raise OptionError(f"stretch_scale={self.stretch_scale!r} must be an "
                               "integer >= 1")
+
+
+def check_param_names(params: Mapping[str, Any]) -> None:
+    """:class:`OptionError` naming the first key that is no CP-SAT parameter."""
+    from ortools.sat import sat_parameters_pb2
+
+    known = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name
+    for name in params:
+        if name not in known:
+            raise OptionError(f"params: {name!r} is not a CP-SAT parameter")
 
 
 def make_solver(settings: CpsatSettings) -> Any:
@@ -572,12 +586,8 @@ def make_solver(settings: CpsatSettings) -> Any:
             if name not in settings.params and not (
                     name == "subsolvers" and settings.subsolvers is not None):
                 params.pop(name, None)
-    from ortools.sat import sat_parameters_pb2
-
-    known = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name
+    check_param_names(params)
     for name, value in params.items():
-        if name not in known:
-            raise OptionError(f"params: {name!r} is not a CP-SAT parameter")
         if isinstance(value, (list, tuple)):
             field_ = getattr(prm, name)
             field_.clear()

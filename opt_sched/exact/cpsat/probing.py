@@ -150,21 +150,26 @@ class ObjectiveProbe:
 
     def bisect(self, search: BoundSearch, budget: float,
                params: Mapping[str, Any] | None = None) -> None:
-        """Bisect between the proven bound ``L`` and the incumbent ``U``
-        (``T = floor((L + U - 1) / 2)``), each question capped at a third of
-        the time left (at least 1 s). A question left open switches to
-        climbing from ``L`` (the easiest questions) with all the time left;
-        one left open there ends the search."""
+        """Ask first "``<= U - 1``?" (is the incumbent optimal?) with half
+        the budget, then bisect between the proven bound ``L`` and the
+        incumbent ``U`` (``T = floor((L + U - 1) / 2)``), each question
+        capped at a third of the time left (at least 1 s), except ``T = L``,
+        which gets all of it. A question left open switches to climbing from ``L`` (the
+        easiest questions) with all the time left; one left open there ends
+        the search."""
         clock = Stopwatch()
+        if search.upper is not None and search.upper - 1 > search.lower:
+            # is the incumbent optimal? (often, once the optimisation stalls)
+            self.ask(search, search.upper - 1, budget / 2, params)
         ascending = False
         while search.upper is not None and not search.closed \
                 and budget - clock() > 0.05:
             remaining = budget - clock()
-            if ascending:
-                target, cap = search.lower, remaining
-            else:
-                target = (search.lower + search.upper - 1) // 2
-                cap = min(remaining, max(1.0, remaining / 3))
+            target = search.lower if ascending else \
+                (search.lower + search.upper - 1) // 2
+            # the last open question (U = L + 1) gets all the time left
+            cap = remaining if ascending or target == search.lower else \
+                min(remaining, max(1.0, remaining / 3))
             answer = self.ask(search, target, cap, params)
             if answer == "unknown":
                 if ascending:

@@ -25,6 +25,7 @@ from typing import Any
 
 from ...errors import OptionError
 from ...instance import Instance
+from ..cpsat.common import check_param_names
 from ..result import Result, SolveStatus
 from .cpsat import CpSatOptions, PlanningCpSat, PlanSolution
 from .milp import DEFAULT_MILP_HORIZON_TICKS, PlanningMilp
@@ -115,6 +116,7 @@ def solve_planning(instance: Instance, objective: str = "makespan",
     horizon, incumbent = sgs_upper_bound(ticks)
     tick_lb = ticks.resource_bound()
     extra = dict(params or {})
+    check_param_names(extra)
     if subsolvers is not None:
         extra["subsolvers"] = list(subsolvers)
     options = CpSatOptions(time_limit=float(time_limit), seed=int(seed),
