@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, OptionError, Partition, PlanError, Platform
 from opt_sched.exact.brute_force import brute_force_io_sched
+from opt_sched.validation import assert_feasible
 
 quarter = st.integers(min_value=0, max_value=24).map(lambda q: q / 4)
 
@@ -81,28 +82,8 @@ def enumerate_all_orders(instance: Instance, objective: str) -> float:
     return value
 
 
-def _assert_feasible():
-    """The validator's ``assert_feasible``, or ``None`` while it does not exist
-    (property tests must still run all their examples without it)."""
-    try:
-        from opt_sched.validation import assert_feasible
-    except ImportError:
-        return None
-    return assert_feasible
-
-
-ASSERT_FEASIBLE = _assert_feasible()
-
-
 def check_feasible(instance: Instance, schedule) -> None:
-    if ASSERT_FEASIBLE is not None:
-        ASSERT_FEASIBLE(instance, schedule)
-
-
-def test_validator_is_available():
-    """Skips (visibly) while opt_sched.validation is missing."""
-    if ASSERT_FEASIBLE is None:
-        pytest.skip("opt_sched.validation does not exist yet: schedules unchecked")
+    assert_feasible(instance, schedule)
 
 
 # -- hand cases -----------------------------------------------------------------
@@ -205,9 +186,7 @@ def test_matches_independent_enumeration(instance, objective):
 @settings(max_examples=30, deadline=None)
 @given(one_pack_instances())
 def test_no_list_policy_beats_the_optimum(instance):
-    simulation = pytest.importorskip("opt_sched.simulation")
-    if not hasattr(simulation, "simulate"):
-        pytest.skip("opt_sched.simulation.simulate does not exist yet")
+    import opt_sched.simulation as simulation
     best_ms, _ = brute_force_io_sched(instance, "makespan")
     best_st, _ = brute_force_io_sched(instance, "max-stretch")
     for policy in simulation.POLICY_NAMES:

@@ -12,9 +12,6 @@ from opt_sched.cli import main
 
 from .conftest import INSTANCES
 
-pytest.importorskip("opt_sched.simulation")
-pytest.importorskip("opt_sched.validation")
-
 TUCAN = str(INSTANCES / "tucan5.json")
 
 
@@ -89,8 +86,6 @@ def test_bad_instance_file_from_a_real_process(tmp_path):
 
 
 def test_bounds_and_metrics_json(tmp_path, capsys):
-    pytest.importorskip("opt_sched.bounds")
-    pytest.importorskip("opt_sched.metrics")
     out = tmp_path / "s.json"
     assert main(["simulate", TUCAN, "--out", str(out)]) == 0
     capsys.readouterr()
@@ -117,7 +112,6 @@ for solver in sys.argv[2:]:
 def test_cpsat_and_highs_in_one_cli_session(order):
     """ortools and highspy cannot always share a process (google/or-tools
     #5246); one CLI process must still run both backends, in either order."""
-    pytest.importorskip("opt_sched.exact.milp")
     done = subprocess.run([sys.executable, "-c", _ONE_SESSION,
                            str(INSTANCES / "tiny5.json"), *order],
                           capture_output=True, text=True, timeout=300)

@@ -8,9 +8,6 @@ import math
 import numpy as np
 import pytest
 
-pytest.importorskip("opt_sched.validation")
-pytest.importorskip("opt_sched.metrics")
-
 from opt_sched import Instance, Platform
 from opt_sched.experiments.compare import COLUMNS, compare
 from opt_sched.simulation import POLICY_NAMES

@@ -8,6 +8,8 @@ import random
 
 import pytest
 
+import opt_sched.bounds as bounds
+import opt_sched.validation as validation
 from opt_sched import Instance, Job, Partition, Platform, read_instance
 from opt_sched.errors import OptionError
 from opt_sched.exact import solve
@@ -24,10 +26,6 @@ from opt_sched.exact.cpsat.common import (
 )
 
 from .conftest import INSTANCES
-
-pytest.importorskip("ortools")
-validation = pytest.importorskip("opt_sched.validation")
-bounds = pytest.importorskip("opt_sched.bounds")
 
 LIMIT = 10.0
 
@@ -126,7 +124,7 @@ def test_coarse_resolution_keeps_bounds_valid() -> None:
 
 @pytest.mark.parametrize("objective", ["makespan", "max-stretch"])
 def test_heuristic_above_optimum_above_bounds(objective: str) -> None:
-    simulation = pytest.importorskip("opt_sched.simulation")
+    import opt_sched.simulation as simulation
     instance = read_instance(INSTANCES / "tiny5.json")
     result = solve(instance, "io-sched", objective, time_limit=LIMIT)
     assert str(result.status) == "optimal"

@@ -80,7 +80,6 @@ def test_shape_errors():
 
 
 def test_lpt_allocate_builds_a_pack_plan_with_per_partition_bandwidth():
-    pytest.importorskip("opt_sched.simulation")
     jobs = (Job.periodic("a", 2, 1.0, 8.0), Job.periodic("b", 2, 1.0, 8.0),
             Job.periodic("c", 2, 4.0, 0.0))
     platform = Platform((Partition(4, 1.0), Partition(4, 8.0)))
@@ -92,7 +91,6 @@ def test_lpt_allocate_builds_a_pack_plan_with_per_partition_bandwidth():
 
 
 def test_lpt_allocate_rejects_unknown_partition():
-    pytest.importorskip("opt_sched.simulation")
     inst = Instance("x", Platform.homogeneous(1, 4), (Job.periodic("a", 1, 1, 1),))
     with pytest.raises(PlanError, match="partition=1"):
         lpt_allocate(inst, [("a",)], partitions=[1])

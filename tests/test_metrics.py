@@ -256,7 +256,7 @@ def test_100k_phases_are_fast():
 
 @pytest.mark.parametrize("path", bundled_instance_paths(), ids=lambda p: p.stem)
 def test_simulated_schedules_add_up(path):
-    simulation = pytest.importorskip("opt_sched.simulation")
+    import opt_sched.simulation as simulation
     instance = read_instance(path)
     parts = instance.platform.partitions
     plan = simulation.StartsPlan(

@@ -41,7 +41,7 @@ def close(a: float, b: float) -> bool:
 
 
 def assert_valid(instance: Instance, schedule) -> None:
-    validation = pytest.importorskip("opt_sched.validation")
+    import opt_sched.validation as validation
     validation.assert_feasible(instance, schedule)
 
 
@@ -94,8 +94,8 @@ IO_SCHED_CASES += [pytest.param(read_instance(os.path.join(ROOT, "instances", f)
 @pytest.mark.parametrize("objective", OBJECTIVES)
 @pytest.mark.parametrize("instance", IO_SCHED_CASES)
 def test_io_sched_matches_brute_force(instance: Instance, objective: str) -> None:
-    brute = pytest.importorskip("opt_sched.exact.brute_force")
-    simulation = pytest.importorskip("opt_sched.simulation")
+    import opt_sched.exact.brute_force as brute
+    import opt_sched.simulation as simulation
     optimum, _ = brute.brute_force_io_sched(instance, objective, max_phases=14)
     bound = lower_bound(instance, objective, fixed_start=True)
     fifo = simulation.simulate(instance, None, "fifo")
@@ -229,7 +229,7 @@ def check_caps(instance: Instance, rows, sensibility: float | None) -> None:
 @pytest.mark.parametrize("sensibility", [None, 1.0, 0.5])
 @pytest.mark.parametrize("seed", range(4))
 def test_level_packing_plans_optimally(seed: int, sensibility: float | None) -> None:
-    heuristics = pytest.importorskip("opt_sched.heuristics")
+    import opt_sched.heuristics as heuristics
     instance = random_packs(seed)
     band = instance.platform.partitions[0].bandwidth
     expected = enumerate_planned(instance, sensibility)

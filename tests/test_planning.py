@@ -159,7 +159,7 @@ def test_options_and_export(tmp_path: Path) -> None:
 
 
 def test_front_door_dispatch() -> None:
-    solve = pytest.importorskip("opt_sched.exact.solve").solve
+    from opt_sched.exact.solve import solve
     inst = read_instance(INSTANCES / "planning4.json")
     result = solve(inst, problem="planning", time_limit=10)
     assert str(result.status) == "optimal"

@@ -3,15 +3,14 @@ accepts the simulated schedule, and every lower bound is below its value."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .strategies import instances
+import opt_sched.bounds as bounds
+import opt_sched.simulation as simulation
+import opt_sched.validation as validation
 
-simulation = pytest.importorskip("opt_sched.simulation")
-validation = pytest.importorskip("opt_sched.validation")
-bounds = pytest.importorskip("opt_sched.bounds")
+from .strategies import instances
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -55,7 +54,7 @@ def test_starts_plans_are_feasible_and_above_bounds(instance, policy, data):
        policy=st.sampled_from(simulation.POLICY_NAMES),
        sensibility=st.sampled_from([0.5, 1.0, 2.0, float("inf")]))
 def test_make_pack_plans_are_feasible(instance, policy, sensibility):
-    heuristics = pytest.importorskip("opt_sched.heuristics")
+    import opt_sched.heuristics as heuristics
     if not instance.platform.is_homogeneous:
         pass  # LPT handles heterogeneous partitions too
     method = "first-fit" if sensibility == float("inf") else "make-pack"

@@ -5,15 +5,13 @@ from __future__ import annotations
 import pytest
 
 import opt_sched
+import opt_sched.validation as validation
 from opt_sched import Instance, Job, Platform, read_instance
 from opt_sched.errors import OptionError
 from opt_sched.exact import Result, SolveStatus, solve
 from opt_sched.exact.solve import OPTIMAL_RTOL
 
 from .conftest import INSTANCES
-
-pytest.importorskip("ortools")
-validation = pytest.importorskip("opt_sched.validation")
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +118,7 @@ def test_settings_are_accepted(tiny2: Instance) -> None:
 
 
 def test_milp_dispatch_matches_cpsat(tiny2: Instance) -> None:
-    milp = pytest.importorskip("opt_sched.exact.milp")
+    import opt_sched.exact.milp as milp
     if not hasattr(milp, "solve_io_sched"):
         pytest.skip("opt_sched.exact.milp.solve_io_sched not there yet")
     cpsat = solve(tiny2, time_limit=5)
@@ -130,7 +128,7 @@ def test_milp_dispatch_matches_cpsat(tiny2: Instance) -> None:
 
 
 def test_planning_dispatch() -> None:
-    planning = pytest.importorskip("opt_sched.exact.planning")
+    import opt_sched.exact.planning as planning
     if not hasattr(planning, "solve_planning"):
         pytest.skip("opt_sched.exact.planning.solve_planning not there yet")
     instance = read_instance(INSTANCES / "planning4.json")

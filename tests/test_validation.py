@@ -549,7 +549,7 @@ def staggered_plan(instance: Instance, simulation):
 
 @pytest.mark.parametrize("path", bundled_instance_paths(), ids=lambda p: p.stem)
 def test_simulated_schedules_of_bundled_instances_are_accepted(path):
-    simulation = pytest.importorskip("opt_sched.simulation")
+    import opt_sched.simulation as simulation
     instance = read_instance(path)
     plans = [staggered_plan(instance, simulation)]
     if instance.is_mapped and not instance.has_dependencies:
@@ -562,7 +562,7 @@ def test_simulated_schedules_of_bundled_instances_are_accepted(path):
 
 
 def test_shifting_one_simulated_io_phase_is_caught():
-    simulation = pytest.importorskip("opt_sched.simulation")
+    import opt_sched.simulation as simulation
     instance = read_instance(INSTANCES / "tucan5.json")
     schedule = simulation.simulate(instance, simulation.OnePackPlan(), policy="fifo")
     assert_feasible(instance, schedule)

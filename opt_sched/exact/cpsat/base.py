@@ -35,7 +35,7 @@ from .common import (
     tick_lengths,
     to_schedule,
 )
-from .probing import BoundSearch, ObjectiveProbe, ceil_bound
+from .probing import BoundSearch, ObjectiveProbe
 
 __all__ = ["CpsatModel", "Outcome"]
 
@@ -392,16 +392,16 @@ class CpsatModel:
             value, structure, _ = min(self.warm, key=lambda item: item[0])
             search.offer(value, _WarmIncumbent(structure))
         probe = None
+        step = max(1, math.floor(settings.ladder_step * search.lower))
         if settings.lower_bounding:
             probe = ObjectiveProbe(self.model, self.obj.index, self._probe_solver,
                                    {"use_strong_propagation_in_disjunctive": True})
             probe.ladder(search, settings.ladder_share * settings.time_limit,
                          probe_limit=max(0.5, 0.02 * settings.time_limit),
-                         step=max(1, math.floor(settings.ladder_step * search.lower)),
-                         params=self._ladder_params())
+                         step=step, params=self._ladder_params())
         solver = search.solver if search.closed else self._optimise(search, clock)
         if probe is not None and not search.closed and search.upper is not None:
-            probe.bisect(search, settings.time_limit - clock())
+            probe.bisect(search, settings.time_limit - clock(), step=step)
         if search.rounds:
             self.info_extra["lower_bounding_rounds"] = search.rounds
             self.info_extra["probes"] = search.answers
@@ -451,13 +451,8 @@ class CpsatModel:
                 raise SolverError(f"CP-SAT: {self.problem} model infeasible although "
                                   "a warm schedule fits it (a bug)")
             search.infeasible = True
-        elif status in (cp.OPTIMAL, cp.FEASIBLE):
-            value = round(solver.objective_value)
-            search.offer(value, solver)
-            search.lower = max(search.lower, value if status == cp.OPTIMAL
-                               else ceil_bound(solver.best_objective_bound))
-        elif math.isfinite(solver.best_objective_bound):
-            search.lower = max(search.lower, ceil_bound(solver.best_objective_bound))
+        else:
+            search.record(solver, status)
         return solver
 
     def _outcome(self, search: BoundSearch, solver: Any, wall: float) -> Outcome:

@@ -66,6 +66,21 @@ class BoundSearch:
         if self.upper is None or value < self.upper:
             self.upper, self.solver = value, solver
 
+    def record(self, solver: Any, status: int) -> None:
+        """Take what an optimisation run of ``solver`` proved (``status``, a
+        CP-SAT status code other than ``INFEASIBLE``/``MODEL_INVALID``): its
+        incumbent, and its bound (the incumbent itself when ``OPTIMAL``)."""
+        from ortools.sat.python import cp_model
+
+        bound = solver.best_objective_bound
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            value = round(solver.objective_value)
+            self.offer(value, solver)
+            if status == cp_model.OPTIMAL:
+                bound = value
+        if math.isfinite(bound):
+            self.lower = max(self.lower, ceil_bound(bound))
+
 
 class ObjectiveProbe:
     """Ask ``model`` whether its objective variable can be ``<= T``.
@@ -149,24 +164,26 @@ class ObjectiveProbe:
             target = search.lower + max(1, step) - 1
 
     def bisect(self, search: BoundSearch, budget: float,
-               params: Mapping[str, Any] | None = None) -> None:
-        """Ask first "``<= U - 1``?" (is the incumbent optimal?) with half
-        the budget, then bisect between the proven bound ``L`` and the
-        incumbent ``U`` (``T = floor((L + U - 1) / 2)``), each question
-        capped at a third of the time left (at least 1 s), except ``T = L``,
-        which gets all of it. A question left open switches to climbing from ``L`` (the
-        easiest questions) with all the time left; one left open there ends
-        the search."""
+               params: Mapping[str, Any] | None = None, step: int = 1) -> None:
+        """Ask first "``<= U - step``?" (is the incumbent optimal, or within
+        ``step``?) with half the budget, then bisect between the proven bound
+        ``L`` and the incumbent ``U`` (``T = floor((L + U - 1) / 2)``), each
+        question capped at a third of the time left (at least 1 s), except
+        ``T = L``, which gets all of it. A question left open switches to
+        climbing from ``L`` by ``step`` (``T = L + step - 1``, the easiest
+        questions) with all the time left; one left open there ends the
+        search."""
         clock = Stopwatch()
-        if search.upper is not None and search.upper - 1 > search.lower:
+        step = max(1, step)
+        if search.upper is not None and search.upper - step > search.lower:
             # is the incumbent optimal? (often, once the optimisation stalls)
-            self.ask(search, search.upper - 1, budget / 2, params)
+            self.ask(search, search.upper - step, budget / 2, params)
         ascending = False
         while search.upper is not None and not search.closed \
                 and budget - clock() > 0.05:
             remaining = budget - clock()
-            target = search.lower if ascending else \
-                (search.lower + search.upper - 1) // 2
+            target = min(search.lower + step - 1, search.upper - 1) if ascending \
+                else (search.lower + search.upper - 1) // 2
             # the last open question (U = L + 1) gets all the time left
             cap = remaining if ascending or target == search.lower else \
                 min(remaining, max(1.0, remaining / 3))

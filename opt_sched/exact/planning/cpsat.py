@@ -12,7 +12,6 @@ bounds, and ``push_all_tasks_toward_start``.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -261,7 +260,7 @@ class PlanningCpSat:
            it. Every proof is an *infeasible* answer of CP-SAT on an integer
            makespan.
         """
-        from ..cpsat.probing import BoundSearch, ObjectiveProbe, ceil_bound
+        from ..cpsat.probing import BoundSearch, ObjectiveProbe
 
         cp = self._cp
         opts = self.options
@@ -296,14 +295,7 @@ class PlanningCpSat:
                         cpsat_branches=solver.num_branches)
             if code == cp.INFEASIBLE:
                 return PlanSolution("infeasible", None, None, None, elapsed(), info)
-            if code in (cp.OPTIMAL, cp.FEASIBLE):
-                value = int(solver.objective_value)
-                search.offer(value, solver)
-                search.lower = max(search.lower, value if code == cp.OPTIMAL
-                                   else ceil_bound(solver.best_objective_bound))
-            elif math.isfinite(solver.best_objective_bound):
-                search.lower = max(search.lower,
-                                   ceil_bound(solver.best_objective_bound))
+            search.record(solver, code)
         if probe is not None and search.upper is not None and not search.closed:
             probe.bisect(search, total - elapsed())
         if search.rounds:
