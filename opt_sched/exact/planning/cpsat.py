@@ -255,10 +255,10 @@ class PlanningCpSat:
            each question at most ``max(0.5 s, 2 %)`` of the time limit, for
            at most 15 % of it, while the answers are *infeasible*;
         2. *optimise* until ``lb_phase_start`` (80 %) of the time limit;
-        3. *bisection* between the proven bound and the incumbent with the
-           rest of the time, the last question ``C <= U - 1`` getting all of
-           it. Every proof is an *infeasible* answer of CP-SAT on an integer
-           makespan.
+        3. *bisection* with the rest of the time: ``C <= U - 1`` first (with
+           half of it), then halfway between the proven bound and the
+           incumbent ``U``. Every proof is an *infeasible* answer of CP-SAT
+           on an integer makespan.
         """
         from ..cpsat.probing import BoundSearch, ObjectiveProbe
 
