@@ -92,7 +92,6 @@ class CpsatModel:
         self.scale = settings.stretch_scale
         self.continuous_lower = lower_bound
         self.model = cp_model.CpModel()
-        self.info_extra: dict[str, Any] = {}
         self.n = data.num_jobs
         self.num_partitions = data.instance.platform.num_partitions
         self.warm = self._evaluate_warm(warm)
@@ -389,8 +388,7 @@ class CpsatModel:
         settings = self.settings
         search = BoundSearch(lower=self.obj_low)
         if self.warm:
-            value, structure, _ = min(self.warm, key=lambda item: item[0])
-            search.offer(value, _WarmIncumbent(structure))
+            search.offer(self.upper, None)  # the best warm schedule
         probe = None
         step = max(1, math.floor(settings.ladder_step * search.lower))
         if settings.lower_bounding:
@@ -402,9 +400,6 @@ class CpsatModel:
         solver = search.solver if search.closed else self._optimise(search, clock)
         if probe is not None and not search.closed and search.upper is not None:
             probe.bisect(search, settings.time_limit - clock(), step=step)
-        if search.rounds:
-            self.info_extra["lower_bounding_rounds"] = search.rounds
-            self.info_extra["probes"] = search.answers
         return self._outcome(search, solver, clock())
 
     def _probe_solver(self, time_limit: float, params: Mapping[str, Any]) -> Any:
@@ -461,20 +456,22 @@ class CpsatModel:
         info: dict[str, Any] = {
             "tick": data.grid.tick, "exact_grid": data.grid.exact,
             "horizon_ticks": self.horizon, "warm_value": self.upper}
-        if solver is not None and not isinstance(solver, _WarmIncumbent):
+        if solver is not None:
             info.update(branches=solver.num_branches, conflicts=solver.num_conflicts)
         if search.infeasible:
             info["cpsat_status"] = "INFEASIBLE"
             return Outcome("infeasible", None, None, wall, info)
-        info.update(self.info_extra)
-        if search.solver is None:
+        if search.rounds:
+            info.update(lower_bounding_rounds=search.rounds, probes=search.answers)
+        if search.upper is None:
             info["cpsat_status"] = "UNKNOWN"
             return Outcome("unknown", None, self.continuous_lower, wall, info)
         name = "OPTIMAL" if search.closed else "FEASIBLE"
         info["model_objective"] = search.upper
-        if isinstance(search.solver, _WarmIncumbent):
+        if search.solver is None:
             # no better incumbent within the limit: the best warm schedule
-            structure = self._warm_answer(search.solver.structure)
+            best = min(self.warm, key=lambda item: item[0])
+            structure = self._warm_answer(best[1])
             info["incumbent"] = "warm"
         else:
             structure = self._structure(search.solver)
@@ -497,14 +494,6 @@ class CpsatModel:
             for q, s in enumerate(self.op_start[i]):
                 ops[partition[i]].append((solver.value(s), i, q))
         return tuple(tuple((i, q) for _, i, q in sorted(items)) for items in ops)
-
-
-@dataclass(frozen=True)
-class _WarmIncumbent:
-    """The best warm structure, standing for an incumbent until CP-SAT finds
-    a better one (its value is the model objective of its re-timing)."""
-
-    structure: Structure
 
 
 def build_and_solve(model: CpsatModel, clock: Stopwatch,

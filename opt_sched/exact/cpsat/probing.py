@@ -45,6 +45,8 @@ class BoundSearch:
     ``lower``: proven, ``z* >= lower``. ``upper``: the value of the best
     incumbent, held by ``solver`` (its values are read through the original
     model's variables, whose indices every clone keeps); ``None`` if none.
+    ``solver`` is ``None`` while the incumbent is the caller's own starting
+    solution (a warm heuristic schedule, offered with ``solver=None``).
     ``infeasible``: the model has no solution at all. ``answers``: the
     questions asked, as ``(T, answer, seconds)``.
     """

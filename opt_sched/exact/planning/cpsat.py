@@ -272,7 +272,7 @@ class PlanningCpSat:
 
         search = BoundSearch(lower=self.lower_bound)
         if self.incumbent is not None:  # the serial-SGS plan, of makespan H
-            search.offer(self.horizon, _SGS)
+            search.offer(self.horizon, None)
         probe = None
         if opts.lb_phase:
             probe = ObjectiveProbe(
@@ -300,9 +300,9 @@ class PlanningCpSat:
             probe.bisect(search, total - elapsed())
         if search.rounds:
             info.update(lb_phase_rounds=search.rounds, probes=search.answers)
-        if search.solver is None:
+        if search.upper is None:
             return PlanSolution("unknown", None, None, search.lower, elapsed(), info)
-        if search.solver is _SGS:
+        if search.solver is None:
             assert self.incumbent is not None
             starts = list(self.incumbent)
             info["plan_source"] = "sgs"
@@ -310,7 +310,3 @@ class PlanningCpSat:
             starts = [int(search.solver.value(s)) for s in self.starts]
         status = "optimal" if search.closed else "feasible"
         return PlanSolution(status, starts, search.upper, search.lower, elapsed(), info)
-
-
-_SGS = "sgs"
-"""Stands for the serial-SGS incumbent in a :class:`BoundSearch`."""
