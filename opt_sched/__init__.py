@@ -10,11 +10,13 @@ feasibility rules of SPEC §3 and :mod:`opt_sched.metrics` measures it.
 from .errors import (
     InfeasibleScheduleError,
     InstanceError,
+    InternalError,
     OptionError,
     OptSchedError,
     PlanError,
     ScheduleFormatError,
     SolverError,
+    UserError,
 )
 from .instance import Instance, Job, Partition, Platform
 from .io import (
@@ -53,6 +55,7 @@ __all__ = [  # noqa: RUF022 -- lazy names listed last
     "InfeasibleScheduleError",
     "Instance",
     "InstanceError",
+    "InternalError",
     "Job",
     "JobSchedule",
     "OptSchedError",
@@ -63,6 +66,7 @@ __all__ = [  # noqa: RUF022 -- lazy names listed last
     "Schedule",
     "ScheduleFormatError",
     "SolverError",
+    "UserError",
     "instance_from_dict",
     "instance_to_dict",
     "read_instance",

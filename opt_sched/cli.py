@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 __all__ = ["build_plan", "main", "make_parser"]
 
-from .errors import InfeasibleScheduleError, OptSchedError, PlanError
+from .errors import InternalError, PlanError, UserError
 
 EXIT_OK, EXIT_INFEASIBLE, EXIT_BAD_INPUT, EXIT_BUG = 0, 1, 2, 3
 
@@ -399,11 +399,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except InfeasibleScheduleError as err:
-        print(f"opt-sched: internal error, a method produced an infeasible "
-              f"schedule (please report): {err}", file=sys.stderr)
+    except InternalError as err:
+        print(f"opt-sched: internal error (a bug, please report): {err}",
+              file=sys.stderr)
         return EXIT_BUG
-    except OptSchedError as err:
+    except UserError as err:
         print(f"opt-sched: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

@@ -218,9 +218,9 @@ def write_instance(instance: Instance, path: str | Path) -> None:
 
 
 # -- schedules -------------------------------------------------------------
-_SCHEDULE_KEYS = {"instance", "method", "jobs", "packs", "info"}
+_SCHEDULE_KEYS = {"instance", "method", "jobs", "packs", "info", "execution"}
 _JOB_SCHEDULE_KEYS = {"id", "partition", "compute_starts", "io_starts"}
-_JOB_SCHEDULE_OPTIONAL = {"compute_ends", "io_ends"}
+_JOB_SCHEDULE_OPTIONAL = {"compute_ends", "io_ends", "machines", "killed_at"}
 
 
 def _float_list(where: str, value: object) -> tuple[float, ...]:
@@ -259,13 +259,31 @@ def schedule_from_dict(data: object) -> Schedule:
         if isinstance(part, bool) or not isinstance(part, int):
             raise ScheduleFormatError(
                 f"schedule: job {job_id!r}: partition={part!r} is not an integer")
+        machines = entry.get("machines")
+        if machines is not None:
+            if not isinstance(machines, list) or not all(
+                    isinstance(m, int) and not isinstance(m, bool) and m >= 0
+                    for m in machines):
+                raise ScheduleFormatError(
+                    f"schedule: job {job_id!r}: machines={machines!r} is not a list "
+                    f"of machine numbers")
+            machines = tuple(machines)
+        killed_at = entry.get("killed_at")
+        if killed_at is not None and (
+                isinstance(killed_at, bool) or not isinstance(killed_at, (int, float))
+                or not math.isfinite(killed_at)):
+            raise ScheduleFormatError(
+                f"schedule: job {job_id!r}: killed_at={killed_at!r} is not a finite "
+                f"number")
         jobs.append(JobSchedule(
             str(job_id), part,
             _float_list(f"schedule: job {job_id!r}: compute_starts",
                         entry["compute_starts"]),
             _float_list(f"schedule: job {job_id!r}: io_starts", entry["io_starts"]),
             *(_float_list(f"schedule: job {job_id!r}: {key}", entry[key])
-              if key in entry else None for key in ("compute_ends", "io_ends"))))
+              if key in entry else None for key in ("compute_ends", "io_ends")),
+            machines=machines,
+            killed_at=None if killed_at is None else float(killed_at)))
     packs = data.get("packs")
     if packs is not None:
         if not isinstance(packs, list) or not all(
@@ -277,8 +295,13 @@ def schedule_from_dict(data: object) -> Schedule:
                 "job-id lists")
         packs = tuple(tuple(tuple(p) for p in part) for part in packs)
     info = data.get("info", {})
+    execution = data.get("execution", "exclusive")
+    if not isinstance(execution, str):
+        raise ScheduleFormatError(f"schedule: execution={execution!r} is not a "
+                                  f"model name")
     return Schedule(tuple(jobs), packs=packs, method=str(data.get("method", "")),
-                    info=dict(info) if isinstance(info, Mapping) else {})
+                    info=dict(info) if isinstance(info, Mapping) else {},
+                    execution=execution)
 
 
 def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
@@ -293,8 +316,14 @@ def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
                     "io_starts": [_number(x) for x in js.io_starts],
                     **{key: [_number(x) for x in getattr(js, key)]
                        for key in ("compute_ends", "io_ends")
-                       if getattr(js, key) is not None}}
+                       if getattr(js, key) is not None},
+                    **({"machines": list(js.machines)} if js.machines is not None
+                       else {}),
+                    **({"killed_at": js.killed_at} if js.killed_at is not None
+                       else {})}
                    for js in schedule.jobs]
+    if schedule.execution != "exclusive":
+        out["execution"] = schedule.execution
     if schedule.packs is not None:
         out["packs"] = [[list(p) for p in part] for part in schedule.packs]
     if schedule.info:

@@ -10,6 +10,14 @@ feasibility: :func:`opt_sched.validate` decides that.
 
 ``packs`` is set only by pack schedules: for every partition, its ordered
 packs as tuples of job ids (SPEC §3 rule 6).
+
+Online schedules (SPEC §9) may also give each job the ``machines`` it holds
+(machine numbers ``0..P_k-1`` of its partition; rule 4 is then checked per
+machine) and, for a job killed at its wall time, ``killed_at = S_i + e_i``:
+its phase lists then stop at the last phase started before that instant, and
+that phase may be cut there. ``execution`` names the execution model the
+schedule was made under (SPEC §10); the validator applies that model's I/O
+rule.
 """
 
 from __future__ import annotations
@@ -37,6 +45,8 @@ class JobSchedule:
     io_starts: tuple[float, ...]
     compute_ends: tuple[float, ...] | None = None
     io_ends: tuple[float, ...] | None = None
+    machines: tuple[int, ...] | None = None
+    killed_at: float | None = None
 
     @property
     def start(self) -> float:
@@ -44,8 +54,16 @@ class JobSchedule:
         return self.compute_starts[0]
 
     def completion(self, job: Job, bandwidth: float) -> float:
-        """``C_i``: the end of the last I/O phase (of the last compute if later)."""
-        last_io = self.io_starts[-1] + job.io_volume[-1] / bandwidth
+        """``C_i``: the end of the last I/O phase (of the last compute if
+        later); ``killed_at`` for a killed job; the stated end of the last
+        I/O phase when the schedule states I/O ends (models where an I/O
+        phase's length depends on the others, SPEC §10)."""
+        if self.killed_at is not None:
+            return self.killed_at
+        if self.io_ends is not None:
+            last_io = self.io_ends[-1]
+        else:
+            last_io = self.io_starts[-1] + job.io_volume[-1] / bandwidth
         last_compute = self.compute_starts[-1] + job.compute[-1]
         return max(last_io, last_compute)
 
@@ -58,6 +76,7 @@ class Schedule:
     packs: Packs | None = None
     method: str = ""
     info: Mapping[str, object] = field(default_factory=dict, compare=False)
+    execution: str = "exclusive"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "jobs", tuple(self.jobs))
@@ -98,6 +117,8 @@ class Schedule:
                 if getattr(js, name) is None:
                     continue
                 got = len(getattr(js, name))
+                if js.killed_at is not None and 0 < got <= job.iterations:
+                    continue  # a killed job lists only the phases it started
                 if got != job.iterations:
                     raise ScheduleFormatError(
                         f"schedule: job {job.id!r}: {name} has {got} entries, "
