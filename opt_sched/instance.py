@@ -131,6 +131,10 @@ class Job:
 
     ``compute[j]`` is ``w_ij`` in seconds and ``io_volume[j]`` is ``v_ij`` in
     bandwidth x seconds; both tuples have one entry per iteration.
+    Online scheduling (SPEC §9) also reads ``walltime`` (the requested time
+    ``e_i``, the only length a scheduler may see), ``user`` and ``group``
+    (executable or account: the job group of history-based estimates and
+    fair-share).
     """
 
     id: str
@@ -140,6 +144,7 @@ class Job:
     release: float = 0.0
     user: str | None = None
     walltime: float | None = None
+    group: str | None = None
     after: tuple[str, ...] = ()
     partition: int | None = None
     demands: tuple[tuple[str, float], ...] = field(default=())
@@ -165,6 +170,8 @@ class Job:
                                                  strict=True))
         if self.user is not None and not isinstance(self.user, str):
             raise InstanceError(f"{where}: user={self.user!r} is not a string")
+        if self.group is not None and not isinstance(self.group, str):
+            raise InstanceError(f"{where}: group={self.group!r} is not a string")
         after = tuple(self.after)
         for dep in after:
             if not isinstance(dep, str):

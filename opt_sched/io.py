@@ -32,7 +32,8 @@ _TOP_KEYS = {"name", "description", "platform", "jobs"}
 _PLATFORM_KEYS = {"partitions", "nodes", "bandwidth", "resources"}
 _PARTITION_KEYS = {"nodes", "bandwidth"}
 _JOB_KEYS = {"id", "nodes", "compute", "io_volume", "iterations", "phases",
-             "release", "user", "walltime", "after", "partition", "demands"}
+             "release", "user", "group", "walltime", "after", "partition",
+             "demands"}
 _PHASE_KEYS = {"compute", "io_volume"}
 
 
@@ -127,6 +128,7 @@ def _job_from_dict(index: int, data: object) -> Job:
     _require_mapping(f"{where}: demands", demands)
     return Job(job_id, nodes, tuple(compute), tuple(volume),
                release=data.get("release", 0.0), user=data.get("user"),
+               group=data.get("group"),
                walltime=data.get("walltime"), after=tuple(after),
                partition=data.get("partition"), demands=tuple(demands.items()))
 
@@ -172,7 +174,7 @@ def instance_to_dict(instance: Instance) -> dict[str, Any]:
                                for w, v in zip(job.compute, job.io_volume)]
         if job.release:
             entry["release"] = _number(job.release)
-        for key in ("user", "walltime", "partition"):
+        for key in ("user", "group", "walltime", "partition"):
             value = getattr(job, key)
             if value is not None:
                 entry[key] = value
