@@ -1,0 +1,206 @@
+"""The ``exclusive`` execution model (SPEC §3 rule 5, seeds 000 and 003).
+
+Each partition's I/O node serves one I/O phase at a time, at the full
+bandwidth ``b_k``, without preemption: phase ``j`` of job ``i`` lasts
+``d_ij = v_ij / b_k``. A job that finishes compute phase ``j`` requests its
+I/O node and waits, keeping its machines, until the node picks it; when the
+node frees and several phases wait, the I/O list *policy* picks one (seed
+003 §5.1, :mod:`opt_sched.simulation.policies`); ties go to the earliest
+request, then to the lowest instance index. A zero-volume phase takes no
+time and never waits. After its last I/O phase the job ends.
+
+This is the model of the batch simulator, stepped between job-level events
+(:mod:`opt_sched.execution.exclusive_kernel`), so the same plan gives the
+same schedule through :func:`opt_sched.simulate` and through
+:func:`opt_sched.scheduling.replay` (tested).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..instance import Instance
+from ..simulation.policies import PhaseTable, Policy, get_policy
+from . import exclusive_kernel as ek
+from .base import JobPhases
+
+__all__ = ["Exclusive"]
+
+
+class Exclusive:
+    """One exclusive, non-preemptive I/O node per partition.
+
+    Parameters
+    ----------
+    policy
+        The I/O list policy (a name of
+        :data:`~opt_sched.simulation.policies.POLICY_NAMES`, or a
+        :class:`~opt_sched.simulation.policies.Policy`).
+    """
+
+    name = "exclusive"
+
+    def __init__(self, policy: str | Policy = "fifo") -> None:
+        self.policy = policy if isinstance(policy, Policy) else get_policy(policy)
+
+    # -- setup -------------------------------------------------------------------
+    def attach(self, instance: Instance) -> None:
+        jobs = instance.jobs
+        n = len(jobs)
+        counts = np.fromiter((j.iterations for j in jobs), np.int64, n)
+        off = np.zeros(n + 1, np.int64)
+        np.cumsum(counts, out=off[1:])
+        w = np.fromiter((x for j in jobs for x in j.compute), float, off[-1])
+        v = np.fromiter((x for j in jobs for x in j.io_volume), float, off[-1])
+        self._n = n
+        self._off = off
+        self._w = w
+        self._compute_only = not np.any(v > 0)
+        self._killed: dict[int, float] = {}
+        if self._compute_only:
+            self._attach_compute_only(instance, off, w)
+            return
+        job_of = np.repeat(np.arange(n), counts)
+        bands = [p.bandwidth for p in instance.platform.partitions]
+        R = len(bands)
+        d_by = np.empty((R, off[-1]))
+        key_by = np.zeros((R, off[-1]))
+        done_by = np.empty((R, off[-1]))
+        for k, b in enumerate(bands):
+            d_k = v / b
+            table = PhaseTable(job_of, off, w, d_k)
+            d_by[k] = d_k
+            done_by[k] = table.done()
+            if self.policy.phase_key is not None:
+                key_by[k] = self.policy.phase_key(table)
+        self._mode = self.policy.mode
+        nph = int(off[-1])
+        self._tables = (d_by, key_by, done_by)
+        self._s = {
+            "ph_off": off, "part": np.full(n, -1, np.int64),
+            "cur": np.zeros(n, np.int64), "status": np.zeros(n, np.int8),
+            "jstart": np.full(n, np.nan), "ev_t": np.zeros(n),
+            "ev_p": np.zeros(n, np.int64), "ev_kind": np.zeros(n, np.int64),
+            "heap": np.empty(max(n, 1), np.int64), "meta": np.zeros(3, np.int64),
+            "w": w, "d": np.zeros(nph), "key": np.zeros(nph), "done": np.zeros(nph),
+            "cstart": np.full(nph, np.nan), "iostart": np.full(nph, np.nan),
+            "io_job": np.full(R, -1, np.int64), "wlen": np.zeros(R, np.int64),
+            "wheap": np.empty(max(R * n, 1), np.int64), "wkey": np.zeros(n),
+            "wreq": np.zeros(n), "touched": np.empty(R, np.int64),
+            "flag": np.zeros(R, np.bool_), "ended": np.empty(max(n, 1), np.int64),
+        }
+        s = self._s
+        self._step_args = (
+            n, self._mode, s["ph_off"], s["part"], s["cur"], s["status"], s["jstart"],
+            s["ev_t"], s["ev_p"], s["ev_kind"], s["heap"], s["meta"], s["w"], s["d"],
+            s["key"], s["done"], s["cstart"], s["iostart"], s["io_job"], s["wlen"],
+            s["wheap"], s["wkey"], s["wreq"], s["touched"], s["flag"], s["ended"])
+        self._pending: list[tuple[int, int]] = []
+
+    def _attach_compute_only(self, instance: Instance, off: np.ndarray,
+                             w: np.ndarray) -> None:
+        """No job does any I/O: a job is one delay ``sum_j w_ij``; a heap of
+        ends replaces the compiled steps (no per-call overhead)."""
+        n = self._n
+        total = np.add.reduceat(w, off[:-1]) if len(w) else np.zeros(n)
+        self._total = total.tolist()
+        self._starts = [math.nan] * n
+        self._heap: list[tuple[float, int]] = []
+        self._status = [0] * n
+
+    # -- stepping ---------------------------------------------------------------
+    def start(self, now: float, job: int, partition: int) -> None:
+        if self._compute_only:
+            self._starts[job] = now
+            self._status[job] = ek.RUNNING
+            heapq.heappush(self._heap, (now + self._total[job], job))
+            return
+        self._pending.append((job, partition))
+
+    def _flush(self, now: float) -> None:
+        if self._pending:
+            jobs = np.fromiter((j for j, _ in self._pending), np.int64)
+            parts = np.fromiter((k for _, k in self._pending), np.int64)
+            self._pending.clear()
+            s = self._s
+            d_by, key_by, done_by = self._tables
+            ek.start_jobs(jobs, parts, now, self._n, s["ph_off"], s["part"],
+                          s["cur"], s["status"], s["jstart"], s["ev_t"], s["ev_p"],
+                          s["ev_kind"], s["heap"], s["meta"], s["w"], s["d"],
+                          s["key"], s["done"], d_by, key_by, done_by, s["cstart"])
+
+    def advance(self, until: float) -> tuple[float, Sequence[int]]:
+        if self._compute_only:
+            heap = self._heap
+            while heap and self._status[heap[0][1]] != ek.RUNNING:
+                heapq.heappop(heap)
+            if not heap or heap[0][0] > until:
+                return until, ()
+            t = heap[0][0]
+            ended = []
+            while heap and heap[0][0] == t:
+                _, j = heapq.heappop(heap)
+                if self._status[j] == ek.RUNNING:
+                    self._status[j] = ek.DONE
+                    ended.append(j)
+            return t, ended
+        t, count = ek.advance(until, *self._step_args)
+        return t, self._s["ended"][:count].tolist()
+
+    def settle(self, now: float) -> Sequence[int]:
+        if self._compute_only:
+            if self._heap and self._heap[0][0] == now:
+                return self.advance(now)[1]
+            return ()
+        self._flush(now)
+        count = ek.settle(now, *self._step_args)
+        return self._s["ended"][:count].tolist()
+
+    def kill(self, now: float, job: int) -> None:
+        self._killed[job] = now
+        if self._compute_only:
+            if self._status[job] == ek.RUNNING:
+                self._status[job] = ek.KILLED
+            return
+        s = self._s
+        ek.kill(job, self._n, self._mode, s["part"], s["status"], s["io_job"],
+                s["wlen"], s["wheap"], s["wkey"], s["wreq"], s["touched"], s["flag"],
+                s["meta"])
+
+    def next_time(self) -> float:
+        if self._compute_only:
+            return self._heap[0][0] if self._heap else math.inf
+        s = self._s
+        return float(s["ev_t"][s["heap"][0]]) if s["meta"][0] > 0 else math.inf
+
+    # -- results ------------------------------------------------------------------
+    def phases(self, job: int) -> JobPhases:
+        lo, hi = int(self._off[job]), int(self._off[job + 1])
+        killed_at = self._killed.get(job)
+        if self._compute_only:
+            start = self._starts[job]
+            starts = [start]
+            for p in range(lo, hi - 1):
+                starts.append(starts[-1] + self._w[p])
+            ios = [c + self._w[lo + m] for m, c in enumerate(starts)]
+            return _cut(starts, ios, killed_at)
+        s = self._s
+        cs = s["cstart"][lo:hi]
+        io = s["iostart"][lo:hi]
+        started = int(np.count_nonzero(~np.isnan(cs)))
+        io_started = int(np.count_nonzero(~np.isnan(io)))
+        return _cut(cs[:started].tolist(), io[:io_started].tolist(), killed_at)
+
+
+def _cut(compute: list[float], io: list[float], killed_at: float | None
+         ) -> JobPhases:
+    """The phases of a job, keeping for a killed job only those that started
+    strictly before ``killed_at`` (its first phase always)."""
+    if killed_at is not None:
+        compute = compute[:1] + [c for c in compute[1:] if c < killed_at]
+        io = [o for o in io[:len(compute)] if o < killed_at]
+    return JobPhases(tuple(compute), tuple(io))

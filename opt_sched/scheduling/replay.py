@@ -1,0 +1,266 @@
+"""``replay``: run an online scheduler over a workload, under an execution
+model, and return the schedule (SPEC §9).
+
+The engine owns the clock, the machines and the bookkeeping; the
+:class:`~opt_sched.scheduling.base.Scheduler` only decides starts and the
+:class:`~opt_sched.execution.base.ExecutionModel` only runs phases. One
+instant at a time:
+
+1. the model runs its internal (I/O) events up to the first instant ``t``
+   where a job ends, or up to the next submission, kill or wake-up time;
+2. at ``t``: ended jobs free their machines (scheduler told, successors
+   whose dependencies are all done become eligible), jobs reaching their
+   wall time are killed (``kill_at_walltime``), then every job eligible at
+   ``t`` is submitted -- completions before submissions, submissions in
+   instance order;
+3. the scheduler makes one pass; its starts are checked (the job waits, the
+   machines are free, their number is ``Q_i``) and handed to the model;
+4. the model settles instant ``t`` (jobs that end at ``t`` because they just
+   started lead to another pass at ``t``), then its I/O nodes choose.
+
+Nothing is lost: if the scheduler leaves jobs unstarted forever, or starts a
+job twice, :class:`~opt_sched.errors.InternalError` names the job.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..errors import InternalError, OptionError
+from ..instance import Instance
+from ..schedule import JobSchedule, Schedule
+from .base import RunningJob, Scheduler, Start, job_table
+
+__all__ = ["replay"]
+
+
+class _Cluster:
+    """The engine's machine state; schedulers read it through
+    :class:`~opt_sched.scheduling.base.Cluster`."""
+
+    def __init__(self, instance: Instance) -> None:
+        parts = instance.platform.partitions
+        self._sizes = [p.nodes for p in parts]
+        self._bands = [p.bandwidth for p in parts]
+        self._free = [np.ones(p.nodes, np.bool_) for p in parts]
+        self._free_count = list(self._sizes)
+        self._running: dict[int, RunningJob] = {}
+        self._waiting: dict[int, None] = {}
+
+    @property
+    def num_partitions(self) -> int:
+        return len(self._sizes)
+
+    def size(self, partition: int) -> int:
+        return self._sizes[partition]
+
+    def bandwidth(self, partition: int) -> float:
+        return self._bands[partition]
+
+    def free_count(self, partition: int) -> int:
+        return self._free_count[partition]
+
+    def free_machines(self, partition: int) -> Sequence[int]:
+        return np.flatnonzero(self._free[partition])
+
+    @property
+    def running(self) -> dict[int, RunningJob]:
+        return self._running
+
+    @property
+    def waiting(self) -> Sequence[int]:
+        return list(self._waiting)
+
+    # -- engine side -----------------------------------------------------------
+    def take(self, start: Start, nodes: int, now: float, estimate: float,
+             name: str, ids: Sequence[str]) -> tuple[int, ...]:
+        k = start.partition
+        job = start.job
+        if job not in self._waiting:
+            state = "is running" if job in self._running else "is not submitted"
+            raise InternalError(f"scheduler {name!r} started job {ids[job]!r} at "
+                                f"t={now:g} but it {state}")
+        if not 0 <= k < len(self._sizes):
+            raise InternalError(f"scheduler {name!r}: job {ids[job]!r} on "
+                                f"partition={k}, which does not exist")
+        free = self._free[k]
+        if start.machines is None:
+            if self._free_count[k] < nodes:
+                raise InternalError(
+                    f"scheduler {name!r} started job {ids[job]!r} (nodes={nodes}) at "
+                    f"t={now:g} with {self._free_count[k]} free machines")
+            machines = np.flatnonzero(free)[:nodes]
+        else:
+            machines = np.asarray(start.machines, np.int64)
+            if (len(machines) != nodes or len(np.unique(machines)) != nodes
+                    or (nodes and (machines.min() < 0
+                                   or machines.max() >= self._sizes[k]))
+                    or not free[machines].all()):
+                raise InternalError(
+                    f"scheduler {name!r} started job {ids[job]!r} (nodes={nodes}) at "
+                    f"t={now:g} on machines {list(machines)!r} of partition {k}, "
+                    f"which are not {nodes} distinct free machines")
+        free[machines] = False
+        self._free_count[k] -= nodes
+        del self._waiting[job]
+        held = tuple(int(m) for m in machines)
+        self._running[job] = RunningJob(job, k, held, now, now + estimate)
+        return held
+
+    def release(self, job: int) -> RunningJob:
+        run = self._running.pop(job)
+        self._free[run.partition][list(run.machines)] = True
+        self._free_count[run.partition] += len(run.machines)
+        return run
+
+
+def _make_scheduler(scheduler: str | Scheduler) -> Scheduler:
+    if isinstance(scheduler, str):
+        from . import get_scheduler
+
+        return get_scheduler(scheduler)
+    return scheduler
+
+
+def _make_model(execution: object, policy: str):
+    if isinstance(execution, str):
+        from ..execution import get_execution_model
+
+        return get_execution_model(execution, policy=policy)
+    return execution
+
+
+def replay(instance: Instance, scheduler: str | Scheduler,
+           execution: object = "exclusive", *, policy: str = "fifo",
+           estimate: str = "walltime", kill_at_walltime: bool = False,
+           progress: Callable[[int, int], None] | None = None) -> Schedule:
+    """Replay ``instance`` (its jobs arrive at their releases) under an
+    online ``scheduler`` and an ``execution`` model.
+
+    Parameters
+    ----------
+    instance
+        The workload: releases are submit times, ``walltime`` the requested
+        times, phases the real work.
+    scheduler
+        A :class:`~opt_sched.scheduling.base.Scheduler`, or a registered
+        name (:data:`opt_sched.scheduling.SCHEDULERS`).
+    execution
+        An :class:`~opt_sched.execution.base.ExecutionModel`, or a registered
+        name (:data:`opt_sched.execution.EXECUTION_MODELS`), built with
+        ``policy`` (the I/O list policy of the exclusive model).
+    estimate
+        What schedulers see as ``e_i``: ``"walltime"`` or ``"exact"``
+        (:func:`~opt_sched.scheduling.base.job_table`).
+    kill_at_walltime
+        Kill a job still running at ``S_i + e_i`` (Slurm's behaviour); by
+        default it runs on. A killed job is marked ``killed_at`` in the
+        schedule.
+    progress
+        Called as ``progress(ended, total)`` every few hundred job ends.
+
+    Returns
+    -------
+    Schedule
+        Every job, with its partition, machines and phase times;
+        ``execution`` is the model's name, ``info`` counts killed jobs.
+    """
+    sched = _make_scheduler(scheduler)
+    model = _make_model(execution, policy)
+    jobs = job_table(instance, estimate)
+    if kill_at_walltime and estimate != "walltime":
+        raise OptionError("kill_at_walltime needs estimate='walltime'")
+    n = len(jobs)
+    cluster = _Cluster(instance)
+    sched.attach(jobs, cluster)
+    model.attach(instance)
+    name = getattr(sched, "name", type(sched).__name__)
+
+    waiting_preds = [len(a) for a in jobs.after]
+    successors: list[list[int]] = [[] for _ in range(n)]
+    for i, preds in enumerate(jobs.after):
+        for p in preds:
+            successors[p].append(i)
+    submit = jobs.submit.tolist()
+    arrivals = [(submit[i], i) for i in range(n) if not waiting_preds[i]]
+    heapq.heapify(arrivals)
+    kills: list[tuple[float, int]] = []
+    estimates = jobs.estimate.tolist()
+    nodes = jobs.nodes.tolist()
+    held: dict[int, tuple[int, ...]] = {}
+    parts = [0] * n
+    killed_at: dict[int, float] = {}
+    ended_count = 0
+    report_every = max(1, n // 200)
+
+    def end(t: float, ended: Sequence[int], killed: bool) -> None:
+        nonlocal ended_count
+        for j in ended:
+            cluster.release(j)
+            if killed:
+                killed_at[j] = t
+            sched.complete(t, j, killed)
+            ended_count += 1
+            if progress is not None and ended_count % report_every == 0:
+                progress(ended_count, n)
+            for s in successors[j]:
+                waiting_preds[s] -= 1
+                if not waiting_preds[s]:
+                    heapq.heappush(arrivals, (max(submit[s], t), s))
+
+    t = -math.inf
+    while ended_count < n:
+        while kills and kills[0][1] not in cluster.running:
+            heapq.heappop(kills)
+        until = min(arrivals[0][0] if arrivals else math.inf,
+                    kills[0][0] if kills else math.inf)
+        wake = sched.next_wakeup(t)
+        if t < wake < until:
+            until = wake
+        if until == math.inf and model.next_time() == math.inf:
+            left = [jobs.ids[j] for j in cluster.waiting]
+            raise InternalError(
+                f"scheduler {name!r} left {n - ended_count} jobs unfinished "
+                f"(waiting: {left[:5]!r}) with nothing left to happen")
+        t, ended = model.advance(until)
+        end(t, ended, killed=False)
+        while kills and kills[0][0] <= t:
+            _, j = heapq.heappop(kills)
+            if j in cluster.running:
+                model.kill(t, j)
+                end(t, (j,), killed=True)
+        while arrivals and arrivals[0][0] <= t:
+            _, i = heapq.heappop(arrivals)
+            cluster._waiting[i] = None
+            sched.submit(t, i)
+        while True:
+            for start in sched.decide(t):
+                j = start.job
+                held[j] = cluster.take(start, nodes[j], t, estimates[j], name,
+                                       jobs.ids)
+                parts[j] = start.partition
+                model.start(t, j, start.partition)
+                if kill_at_walltime and estimates[j] < math.inf:
+                    heapq.heappush(kills, (t + estimates[j], j))
+            ended = model.settle(t)
+            if not ended:
+                break
+            end(t, ended, killed=False)
+            while arrivals and arrivals[0][0] <= t:
+                _, i = heapq.heappop(arrivals)
+                cluster._waiting[i] = None
+                sched.submit(t, i)
+    out = []
+    for i, job in enumerate(instance.jobs):
+        ph = model.phases(i)
+        out.append(JobSchedule(job.id, parts[i], ph.compute_starts, ph.io_starts,
+                               io_ends=ph.io_ends, machines=held[i],
+                               killed_at=killed_at.get(i)))
+    return Schedule(tuple(out), method=f"{name}/{getattr(model, 'name', '?')}",
+                    info={"scheduler": name, "execution": model.name,
+                          "killed": len(killed_at)},
+                    execution=model.name)
