@@ -3,6 +3,8 @@
 - :mod:`.base` -- :class:`ExecutionModel` (the protocol), :class:`JobPhases`.
 - :mod:`.exclusive` -- ``exclusive``: one I/O phase at a time per I/O node
   (rule 5; the model of seeds 000 and 003 and of the exact layer).
+- :mod:`.shared` -- ``shared``: concurrent I/O phases share the node's
+  bandwidth (seed 001), with a share rule, a cap and a congestion curve.
 
 Adding a model: one module with a class that follows
 :class:`ExecutionModel`, one line in :data:`EXECUTION_MODELS`; its
@@ -18,17 +20,21 @@ from typing import Any
 from ..errors import OptionError
 from .base import ExecutionModel, JobPhases
 from .exclusive import Exclusive
+from .shared import RateRecord, Shared
 
 __all__ = [
     "EXECUTION_MODELS",
     "Exclusive",
     "ExecutionModel",
     "JobPhases",
+    "RateRecord",
+    "Shared",
     "get_execution_model",
 ]
 
 EXECUTION_MODELS: dict[str, Callable[..., ExecutionModel]] = {
     "exclusive": Exclusive,
+    "shared": Shared,
 }
 """Model name -> factory (keyword options -> a fresh model)."""
 

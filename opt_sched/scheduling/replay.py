@@ -260,7 +260,8 @@ def replay(instance: Instance, scheduler: str | Scheduler,
         out.append(JobSchedule(job.id, parts[i], ph.compute_starts, ph.io_starts,
                                io_ends=ph.io_ends, machines=held[i],
                                killed_at=killed_at.get(i)))
-    return Schedule(tuple(out), method=f"{name}/{getattr(model, 'name', '?')}",
-                    info={"scheduler": name, "execution": model.name,
-                          "killed": len(killed_at)},
-                    execution=model.name)
+    info: dict[str, object] = {"scheduler": name, "execution": model.name,
+                               "killed": len(killed_at)}
+    if hasattr(model, "record"):
+        info["io_rates"] = model.record()
+    return Schedule(tuple(out), method=name, info=info, execution=model.name)

@@ -1,0 +1,173 @@
+"""The ``shared`` execution model: hand-checked sharing examples, the
+congestion curve, caps, kills, and a property test that recomputes every
+rate from the schedule's rate record."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from opt_sched import Instance, Job, Platform
+from opt_sched.errors import OptionError
+from opt_sched.execution import Shared
+from opt_sched.execution.shared import parse_eta
+from opt_sched.scheduling import FCFS, PlanScheduler, replay
+
+from .test_replay_seam import online_workloads
+
+
+def _one_pack(*jobs: Job, nodes: int = 8, bandwidth: float = 1.0) -> Instance:
+    return Instance("s", Platform.homogeneous(1, nodes=nodes, bandwidth=bandwidth),
+                    tuple(jobs))
+
+
+def _run(inst: Instance, model: Shared):
+    return replay(inst, PlanScheduler(inst), model)
+
+
+def test_two_equal_phases_that_start_together_end_together_at_twice_the_time():
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 3.0), Job.periodic("b", 1, 0.0, 3.0))
+    schedule = _run(inst, Shared())
+    # alone each would take 3 s; together each gets b/2 = 0.5 -> 6 s
+    assert schedule["a"].io_ends == (6.0,) and schedule["b"].io_ends == (6.0,)
+    assert schedule.makespan(inst) == 6.0
+
+
+def test_a_late_phase_shares_then_runs_alone():
+    """a: I/O of 2 from t=0; b: compute 1 then I/O of 2. [0,1): a alone at
+    rate 1 (1 left); [1,3): both at 1/2, a ends at 3; b has 1 left, alone at
+    rate 1: ends at 4."""
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 2.0), Job.periodic("b", 1, 1.0, 2.0))
+    schedule = _run(inst, Shared())
+    assert schedule["a"].io_ends == (3.0,)
+    assert schedule["b"].io_starts == (1.0,) and schedule["b"].io_ends == (4.0,)
+
+
+def test_proportional_share_with_a_binding_cap():
+    """share='nodes', cap 0.6, b = 1. a (Q=1, v=1) alone on [0,1): capped at
+    0.6, 0.4 left. From 1, b (Q=3, v=2) joins: unconstrained rates 0.25/0.75,
+    b capped at 0.6, a gets the remaining 0.4: a ends at 2. b then alone,
+    capped at 0.6 with 2 - 0.6 = 1.4 left: ends at 2 + 1.4/0.6."""
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 1.0), Job.periodic("b", 3, 1.0, 2.0))
+    schedule = _run(inst, Shared(share="nodes", max_rate=0.6))
+    assert schedule["a"].io_ends == (2.0,)
+    assert schedule["b"].io_ends[0] == pytest.approx(2.0 + 1.4 / 0.6, rel=1e-12)
+
+
+def test_congestion_efficiency_slows_everyone():
+    """eta(2) = 0.5: two phases of 1 on b = 1 share 0.5 -> each at 0.25,
+    both end at 4."""
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 1.0), Job.periodic("b", 1, 0.0, 1.0))
+    schedule = _run(inst, Shared(eta="1:1,2:0.5"))
+    assert schedule["a"].io_ends == (4.0,) and schedule["b"].io_ends == (4.0,)
+
+
+def test_bad_options_are_one_line_errors():
+    with pytest.raises(OptionError, match="share='fair'"):
+        Shared(share="fair")
+    with pytest.raises(OptionError, match="0 < eta <= 1"):
+        parse_eta("1:1,2:1.5")
+    with pytest.raises(OptionError, match="must increase"):
+        parse_eta([(2, 0.9), (1, 1.0)])
+    with pytest.raises(OptionError, match="max_rate"):
+        Shared(max_rate=0)
+
+
+def test_kill_cuts_a_shared_phase():
+    """a and b share from 0 (rate 1/2 each); a (walltime 1) is killed at 1
+    with 0.5 of its 1.5 moved; b then runs alone: 1.5 - 0.5 = 1 left at rate
+    1 -> ends at 2."""
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 1.5, walltime=1.0),
+                     Job.periodic("b", 1, 0.0, 1.5, walltime=10.0))
+    schedule = replay(inst, FCFS(), Shared(), kill_at_walltime=True)
+    assert schedule["a"].killed_at == 1.0 and schedule["a"].io_ends == (1.0,)
+    assert schedule["b"].io_ends == (2.0,)
+
+
+def rate_violations(inst: Instance, schedule, tol: float = 1e-7) -> list[str]:
+    """Recompute every rate from the rate record (independently of the
+    kernel): each phase's integral equals its volume (or stops at a kill),
+    and each node delivers at most eta(m) b_k."""
+    record = schedule.info["io_rates"]
+    eta = record.eta
+    out = []
+
+    def eta_of(m: int) -> float:
+        if not eta:
+            return 1.0
+        ms = [p[0] for p in eta]
+        vs = [p[1] for p in eta]
+        return float(np.interp(m, ms, vs))
+
+    for k, part in enumerate(inst.platform.partitions):
+        levels = record.levels[k]
+        times = [t for t, _ in levels]
+        phases = []
+        for js in schedule.jobs:
+            if js.partition != k:
+                continue
+            job = inst.job(js.id)
+            weight = 1.0 if record.share == "equal" else float(max(job.nodes, 1))
+            for j, (o, e) in enumerate(zip(js.io_starts, js.io_ends)):
+                if job.io_volume[j] > 0:
+                    phases.append((js.id, j, o, e, weight, job.io_volume[j],
+                                   js.killed_at))
+        cuts = sorted({o for _, _, o, _, _, _, _ in phases}
+                      | {e for _, _, _, e, _, _, _ in phases} | set(times))
+        for a, b in zip(cuts, cuts[1:]):
+            mid = (a + b) / 2
+            pos = np.searchsorted(times, mid, side="right") - 1
+            level = levels[pos][1] if pos >= 0 else 0.0
+            live = [p for p in phases if p[2] <= mid < p[3]]
+            total = sum(min(record.caps[k], p[4] * level) for p in live)
+            if live and total > eta_of(len(live)) * part.bandwidth * (1 + tol) + tol:
+                out.append(f"node {k} over capacity on [{a}, {b})")
+        for job_id, j, o, e, weight, volume, killed in phases:
+            moved = 0.0
+            for a, b in zip(cuts, cuts[1:]):
+                if a >= o and b <= e:
+                    pos = np.searchsorted(times, (a + b) / 2, side="right") - 1
+                    moved += min(record.caps[k], weight * levels[pos][1]) * (b - a)
+            if killed is not None and math.isclose(e, killed):
+                if moved > volume * (1 + tol) + tol:
+                    out.append(f"{job_id}:io[{j}] moved {moved} > {volume}")
+            elif not math.isclose(moved, volume, rel_tol=1e-7, abs_tol=1e-9):
+                out.append(f"{job_id}:io[{j}] moved {moved} != {volume}")
+    return out
+
+
+SETTINGS = settings(max_examples=50, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(instance=online_workloads(), kill=st.booleans(),
+       share=st.sampled_from(["equal", "nodes"]),
+       cap=st.sampled_from([None, 0.5]),
+       eta=st.sampled_from([None, "1:1,3:0.8"]))
+def test_random_replays_under_sharing_integrate_exactly(instance, kill, share, cap,
+                                                        eta):
+    model = Shared(share=share, max_rate=cap, eta=eta)
+    schedule = replay(instance, FCFS(), model, kill_at_walltime=kill)
+    assert [js.id for js in schedule.jobs] == [j.id for j in instance.jobs]
+    assert schedule.execution == "shared"
+    assert rate_violations(instance, schedule) == []
+    for js in schedule.jobs:
+        job = instance.job(js.id)
+        assert js.start >= job.release
+        if js.killed_at is None:
+            assert len(js.io_ends) == job.iterations
+
+
+def test_the_rate_checker_catches_a_wrong_integral():
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 3.0), Job.periodic("b", 1, 0.0, 3.0))
+    schedule = _run(inst, Shared())
+    import dataclasses
+
+    bad = dataclasses.replace(schedule.jobs[0], io_ends=(5.0,))
+    broken = dataclasses.replace(schedule, jobs=(bad, schedule.jobs[1]))
+    assert any("moved" in v for v in rate_violations(inst, broken))
