@@ -4,6 +4,7 @@ rate from the schedule's rate record."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -118,7 +119,7 @@ def rate_violations(inst: Instance, schedule, tol: float = 1e-7) -> list[str]:
                                    js.killed_at))
         cuts = sorted({o for _, _, o, _, _, _, _ in phases}
                       | {e for _, _, _, e, _, _, _ in phases} | set(times))
-        for a, b in zip(cuts, cuts[1:]):
+        for a, b in itertools.pairwise(cuts):
             mid = (a + b) / 2
             pos = np.searchsorted(times, mid, side="right") - 1
             level = levels[pos][1] if pos >= 0 else 0.0
@@ -128,7 +129,7 @@ def rate_violations(inst: Instance, schedule, tol: float = 1e-7) -> list[str]:
                 out.append(f"node {k} over capacity on [{a}, {b})")
         for job_id, j, o, e, weight, volume, killed in phases:
             moved = 0.0
-            for a, b in zip(cuts, cuts[1:]):
+            for a, b in itertools.pairwise(cuts):
                 if a >= o and b <= e:
                     pos = np.searchsorted(times, (a + b) / 2, side="right") - 1
                     moved += min(record.caps[k], weight * levels[pos][1]) * (b - a)

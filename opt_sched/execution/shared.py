@@ -27,6 +27,7 @@ each get rate 1/2 and end together at time 2 (tested).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ def parse_eta(eta: object) -> tuple[tuple[float, float], ...]:
             raise OptionError(f"eta={eta!r}: point ({m:g}, {value:g}) needs m >= 1 "
                               f"and 0 < eta <= 1")
         out.append((m, value))
-    if any(b[0] <= a[0] for a, b in zip(out, out[1:])):
+    if any(b[0] <= a[0] for a, b in itertools.pairwise(out)):
         raise OptionError(f"eta={eta!r}: the m values must increase")
     return tuple(out)
 
@@ -169,12 +170,7 @@ class Shared:
             "hsz": np.zeros(R, np.int64), "zeros": np.zeros(n),
         }
         self._virtual = virtual
-        self._step_args = (n, virtual) + tuple(s[key] for key in (
-            "ph_off", "part", "cur", "status", "jstart", "ev_t", "ev_p", "heap",
-            "meta", "w", "v", "cstart", "iostart", "ioend", "rem", "rate", "wgt",
-            "act", "m_k", "pos", "t_last", "lam", "node_next", "svc", "tau",
-            "sumw", "hsz", "zeros", "bands", "caps", "eta_m", "eta_v", "seg_node",
-            "seg_t", "seg_lam", "order", "touched", "flag", "ended"))
+        self._step_args = (n, virtual, *tuple(s[key] for key in ("ph_off", "part", "cur", "status", "jstart", "ev_t", "ev_p", "heap", "meta", "w", "v", "cstart", "iostart", "ioend", "rem", "rate", "wgt", "act", "m_k", "pos", "t_last", "lam", "node_next", "svc", "tau", "sumw", "hsz", "zeros", "bands", "caps", "eta_m", "eta_v", "seg_node", "seg_t", "seg_lam", "order", "touched", "flag", "ended")))
 
     def start(self, now: float, job: int, partition: int) -> None:
         self._pending.append((job, partition))
