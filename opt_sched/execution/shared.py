@@ -43,6 +43,14 @@ __all__ = ["RateRecord", "Shared", "parse_eta"]
 
 SHARE_RULES = ("equal", "nodes")
 
+_STEP_KEYS = (
+    "ph_off", "part", "cur", "status", "jstart", "ev_t", "ev_p", "heap", "meta",
+    "w", "v", "cstart", "iostart", "ioend", "rem", "rate", "wgt", "act", "m_k",
+    "pos", "t_last", "lam", "node_next", "svc", "tau", "sumw", "hsz", "zeros",
+    "bands", "caps", "eta_m", "eta_v", "seg_node", "seg_t", "seg_lam", "order",
+    "touched", "flag", "ended")
+"""The state arrays, in the order of the kernel's step functions."""
+
 
 @dataclass(frozen=True)
 class RateRecord:
@@ -170,7 +178,7 @@ class Shared:
             "hsz": np.zeros(R, np.int64), "zeros": np.zeros(n),
         }
         self._virtual = virtual
-        self._step_args = (n, virtual, *tuple(s[key] for key in ("ph_off", "part", "cur", "status", "jstart", "ev_t", "ev_p", "heap", "meta", "w", "v", "cstart", "iostart", "ioend", "rem", "rate", "wgt", "act", "m_k", "pos", "t_last", "lam", "node_next", "svc", "tau", "sumw", "hsz", "zeros", "bands", "caps", "eta_m", "eta_v", "seg_node", "seg_t", "seg_lam", "order", "touched", "flag", "ended")))
+        self._step_args = (n, virtual, *(s[key] for key in _STEP_KEYS))
 
     def start(self, now: float, job: int, partition: int) -> None:
         self._pending.append((job, partition))
