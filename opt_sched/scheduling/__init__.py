@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import OptionError
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
 from .fcfs import FCFS
+from .packs import PackScheduling
 from .plan import PlanScheduler
 from .replay import replay
 
@@ -31,6 +32,7 @@ __all__ = [
     "SCHEDULERS",
     "Cluster",
     "JobTable",
+    "PackScheduling",
     "PlanScheduler",
     "RunningJob",
     "Scheduler",
@@ -43,6 +45,7 @@ __all__ = [
 
 SCHEDULERS: dict[str, Callable[..., Scheduler]] = {
     "fcfs": FCFS,
+    "packs": PackScheduling,
 }
 """Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`)."""
 

@@ -71,7 +71,9 @@ class JobTable:
     ``bandwidth[i]`` the declared average bandwidth ``beta_i = V_i / T_i(b)``
     (seed 000 assumes the scheduler knows the I/O behaviour of every job; a
     scheduler that estimates it from history, as seed 001's, ignores them).
-    ``partition[i]`` is the job's pre-mapped partition or ``-1``.
+    ``partition[i]`` is the job's pre-mapped partition or ``-1``;
+    ``iterations[i]`` its number of (compute, I/O) iterations ``n_i`` (a
+    periodic job's period is ``e_i / n_i`` under exact estimates).
     """
 
     ids: tuple[str, ...]
@@ -81,6 +83,7 @@ class JobTable:
     volume: np.ndarray
     bandwidth: np.ndarray
     partition: np.ndarray
+    iterations: np.ndarray
     users: tuple[str | None, ...]
     groups: tuple[str | None, ...]
     after: tuple[tuple[int, ...], ...]
@@ -119,6 +122,7 @@ def job_table(instance: Instance, estimate: str = "walltime") -> JobTable:
         "bandwidth": beta,
         "partition": np.fromiter((-1 if j.partition is None else j.partition
                                   for j in jobs), np.int64, n),
+        "iterations": np.fromiter((j.iterations for j in jobs), np.int64, n),
     }
     for array in arrays.values():
         array.setflags(write=False)
