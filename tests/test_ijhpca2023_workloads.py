@@ -82,7 +82,7 @@ def test_literal_variant_constraints_cannot_bind():
 def test_bad_parameters_are_one_line_errors():
     with pytest.raises(OptionError, match="family='mars'"):
         gen.generate_ijhpca2023("mars", "bn", 0.5, 0)
-    with pytest.raises(OptionError, match="alpha=1.5"):
+    with pytest.raises(OptionError, match=r"alpha=1\.5"):
         gen.generate_ijhpca2023("mira", "bn", 1.5, 0)
     with pytest.raises(OptionError, match="io_profile='x'"):
         gen.generate_ijhpca2023("mira", "x", 0.5, 0)
