@@ -9,15 +9,28 @@ b: Q = 2 over [0, 8)): a on machines 0, 1 and b on 2, 3 is feasible.
 from __future__ import annotations
 
 import dataclasses
+import json
 
+import jsonschema
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import opt_sched.simulation as simulation
-from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
+from opt_sched import (
+    Instance,
+    Job,
+    JobSchedule,
+    Platform,
+    Schedule,
+    ScheduleFormatError,
+    read_schedule,
+    schedule_from_dict,
+    schedule_to_dict,
+)
 from opt_sched.validation import RULES, ValidationReport, validate
 
-from .conftest import TINY2_FIFO
+from .conftest import INSTANCES, TINY2_FIFO
 from .strategies import instances
 
 A, B = TINY2_FIFO.jobs
@@ -169,3 +182,21 @@ def test_simulated_schedules_with_greedy_machines_validate(instance, policy, dat
     assert {r for r, n in report.by_rule().items() if n} == {4}, report.format()
     assert any(set(v.jobs) == {a.id, b.id} and f"machine {a.machines[0]} " in v.message
                for v in report.violations), report.format()
+
+
+# -- the schedule file ---------------------------------------------------------
+def test_machines_and_kills_round_trip_through_the_file_format(tmp_path):
+    killed = JobSchedule("k", 0, (0.0,), (), killed_at=2.0, machines=(0,))
+    after = JobSchedule("m", 0, (2.0,), (3.0,), machines=(0,))
+    sched = Schedule((killed, after), method="online")
+    data = schedule_to_dict(sched)
+    schema = json.loads((INSTANCES / "schedule.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    assert read_schedule(path) == sched
+    data["jobs"][1]["machines"] = [2**63]
+    with pytest.raises(ScheduleFormatError, match=r"machines\[0\]=9223372036854775808"):
+        schedule_from_dict(data)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)

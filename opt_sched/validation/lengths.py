@@ -37,7 +37,11 @@ def _check_range(instance: Instance, table: PhaseTable, eps: float, limit: float
     for kind, starts, ends, live in (
             ("compute", table.c_start, table.c_full_end, None),
             ("io", table.o_start, table.o_full_end, table.o_started)):
-        far = np.maximum(np.abs(starts), np.abs(ends)) > limit
+        if live is None:    # w >= 0: start <= end, so check start low, end high
+            far = (starts < -limit) | (ends > limit)
+        else:               # a model's stated end may come before its start
+            far = ((np.minimum(starts, ends) < -limit)
+                   | (np.maximum(starts, ends) > limit))
         if live is not None:
             far &= live
         found += [(kind, int(g)) for g in np.flatnonzero(far)]

@@ -47,6 +47,7 @@ class PhaseTable:
     ``end`` ``C_i``, ``killed_at`` ``K_i`` (NaN when not killed). Per slot
     (``m`` entries): ``job``, ``iteration``, the compute phase
     ``[c_start, c_end)``, the I/O phase ``[o_start, o_end)``, ``o_started``,
+    its volume and bandwidth ``o_volume``, ``o_bandwidth`` (``v_ij``, ``b_k(i)``),
     the uncut ends ``c_full_end``, ``o_full_end`` (start + length), and the
     ends the schedule states, ``c_stated``, ``o_stated`` (NaN where none).
     ``entries[i]`` is the job's :class:`JobSchedule` (``None`` if unlisted).
@@ -179,16 +180,21 @@ def build_table(instance: Instance, schedule: Schedule,
     volume[~started] = 0.0
     bandwidths = np.array([p.bandwidth for p in instance.platform.partitions])
     bandwidth = bandwidths[partition[job_of]]
-    kill_of = killed_at[job_of]
+    kill_of = killed_at[job_of] if killed.any() else None
 
     c_full_end = c_start + c_len
-    c_end = c_full_end.copy()
-    # a killed job without its last I/O phase is cut during its last compute
-    cut = last_slot[short]
-    c_end[cut] = np.maximum(c_start[cut], np.minimum(c_full_end[cut], kill_of[cut]))
-    o_start = np.empty(slots)
-    o_start[started] = io_listed
-    o_start[~started] = c_end[~started]
+    c_end = c_full_end
+    if len(short):
+        # a killed job without its last I/O phase is cut during its last compute
+        c_end = c_full_end.copy()
+        cut = last_slot[short]
+        c_end[cut] = np.maximum(c_start[cut],
+                                np.minimum(c_full_end[cut], kill_of[cut]))
+        o_start = np.empty(slots)
+        o_start[started] = io_listed
+        o_start[~started] = c_end[~started]
+    else:
+        o_start = io_listed
 
     c_stated = _stated(present, counts[listed], "compute_ends")
     o_stated = _stated(present, counts[listed], "io_ends")
@@ -199,11 +205,15 @@ def build_table(instance: Instance, schedule: Schedule,
     if o_full_end.shape != o_start.shape:
         raise TypeError(f"I/O rule {rule.name}: io_ends returned shape "
                         f"{o_full_end.shape}, expected {o_start.shape}")
-    o_full_end = np.where(started, o_full_end, o_start)
-    o_end = o_full_end.copy()
-    # a killed job that started its last I/O phase is cut during it
+    if len(short):
+        o_full_end = np.where(started, o_full_end, o_start)
+    o_end = o_full_end
     cut = last_slot[np.flatnonzero(killed & (io_counts == counts))]
-    o_end[cut] = np.maximum(o_start[cut], np.minimum(o_full_end[cut], kill_of[cut]))
+    if len(cut):
+        # a killed job that started its last I/O phase is cut during it
+        o_end = o_full_end.copy()
+        o_end[cut] = np.maximum(o_start[cut],
+                                np.minimum(o_full_end[cut], kill_of[cut]))
 
     start = np.full(n, math.nan)
     end = np.full(n, math.nan)

@@ -79,6 +79,8 @@ def validate(instance: Instance, schedule: Schedule, *, rel_tol: float = 1e-9,
         does not exist, an unknown execution model.
     OptionError
         ``rel_tol``, ``check_packs`` or ``max_per_rule`` is out of range.
+    InstanceError
+        The instance scale ``D`` overflows (no tolerance can be derived).
     """
     _check_options(rel_tol, check_packs, max_per_rule)
     rule = io_rule(schedule.execution)
