@@ -223,6 +223,7 @@ def write_instance(instance: Instance, path: str | Path) -> None:
 _SCHEDULE_KEYS = {"instance", "method", "jobs", "packs", "info", "execution"}
 _JOB_SCHEDULE_KEYS = {"id", "partition", "compute_starts", "io_starts"}
 _JOB_SCHEDULE_OPTIONAL = {"compute_ends", "io_ends", "machines", "killed_at"}
+_MACHINE_LIMIT = 2 ** 63
 
 
 def _float_list(where: str, value: object) -> tuple[float, ...]:
@@ -263,12 +264,16 @@ def schedule_from_dict(data: object) -> Schedule:
                 f"schedule: job {job_id!r}: partition={part!r} is not an integer")
         machines = entry.get("machines")
         if machines is not None:
-            if not isinstance(machines, list) or not all(
-                    isinstance(m, int) and not isinstance(m, bool) and m >= 0
-                    for m in machines):
+            if not isinstance(machines, list):
                 raise ScheduleFormatError(
                     f"schedule: job {job_id!r}: machines={machines!r} is not a list "
                     f"of machine numbers")
+            for j, m in enumerate(machines):
+                if (isinstance(m, bool) or not isinstance(m, int)
+                        or not 0 <= m < _MACHINE_LIMIT):
+                    raise ScheduleFormatError(
+                        f"schedule: job {job_id!r}: machines[{j}]={m!r} is not a "
+                        f"machine number (an integer in [0, 2**63))")
             machines = tuple(machines)
         killed_at = entry.get("killed_at")
         if killed_at is not None and (

@@ -91,38 +91,47 @@ class Schedule:
     def __getitem__(self, job_id: str) -> JobSchedule:
         return self.by_id[job_id]
 
-    def check_shape(self, instance: Instance) -> None:
-        """Raise :class:`ScheduleFormatError` unless the schedule has exactly
-        one entry per job with one start per phase on an existing partition.
+    def check_shape(self, instance: Instance, *, coverage: bool = True) -> None:
+        """Raise :class:`ScheduleFormatError` unless every entry of an instance
+        job has one start per phase on an existing partition and, with
+        ``coverage``, the schedule has exactly one entry per job.
 
-        This is a shape check only; feasibility is the validator's job.
+        A job that is not killed lists all ``n_i`` phases of each kind. A
+        killed job (``killed_at`` set, SPEC §9) lists the ``m`` phases it
+        started: ``1 <= m <= n_i`` compute starts and ``m`` or ``m - 1`` I/O
+        starts. Stated ends, when given, are as many as their starts.
+
+        This is a shape check only; feasibility is the validator's job. The
+        validator passes ``coverage=False`` and reports a missing, unknown or
+        repeated job as a violation (rule 0), since a schedule that loses a
+        job is infeasible, not unreadable.
         """
         ids = [js.id for js in self.jobs]
-        if len(set(ids)) != len(ids):
-            dup = next(i for i in ids if ids.count(i) > 1)
-            raise ScheduleFormatError(f"schedule: job {dup!r} appears twice")
-        for job_id in ids:
-            if job_id not in instance.index:
-                raise ScheduleFormatError(f"schedule: job {job_id!r} is not in the "
-                                          f"instance {instance.name!r}")
-        for job in instance.jobs:
-            js = self.by_id.get(job.id)
-            if js is None:
-                raise ScheduleFormatError(f"schedule: job {job.id!r} is missing")
-            if not 0 <= js.partition < instance.platform.num_partitions:
+        if coverage:
+            seen: set[str] = set()
+            for job_id in ids:
+                if job_id in seen:
+                    raise ScheduleFormatError(f"schedule: job {job_id!r} appears "
+                                              "twice")
+                seen.add(job_id)
+            for job_id in ids:
+                if job_id not in instance.index:
+                    raise ScheduleFormatError(f"schedule: job {job_id!r} is not in "
+                                              f"the instance {instance.name!r}")
+            for job in instance.jobs:
+                if job.id not in self.by_id:
+                    raise ScheduleFormatError(f"schedule: job {job.id!r} is missing")
+        count = instance.platform.num_partitions
+        for js in self.jobs:
+            if js.id not in instance.index:
+                continue
+            job = instance.job(js.id)
+            if (isinstance(js.partition, bool) or not isinstance(js.partition, int)
+                    or not 0 <= js.partition < count):
                 raise ScheduleFormatError(
-                    f"schedule: job {job.id!r}: partition={js.partition} does not "
-                    f"exist (platform has {instance.platform.num_partitions})")
-            for name in ("compute_starts", "io_starts", "compute_ends", "io_ends"):
-                if getattr(js, name) is None:
-                    continue
-                got = len(getattr(js, name))
-                if js.killed_at is not None and 0 < got <= job.iterations:
-                    continue  # a killed job lists only the phases it started
-                if got != job.iterations:
-                    raise ScheduleFormatError(
-                        f"schedule: job {job.id!r}: {name} has {got} entries, "
-                        f"expected {job.iterations}")
+                    f"schedule: job {job.id!r}: partition={js.partition!r} does not "
+                    f"exist (platform has {count})")
+            _check_phase_counts(job, js)
 
     # -- derived times ---------------------------------------------------
     def bandwidth(self, instance: Instance, job_id: str) -> float:
@@ -155,3 +164,30 @@ class Schedule:
 
     def max_stretch(self, instance: Instance) -> float:
         return max(self.stretches(instance).values())
+
+
+def _check_phase_counts(job: Job, js: JobSchedule) -> None:
+    """The phase lists of one entry have the lengths :meth:`Schedule.check_shape`
+    describes."""
+    where = f"schedule: job {job.id!r}"
+    sizes = {name: None if getattr(js, name) is None else len(getattr(js, name))
+             for name in ("compute_starts", "io_starts", "compute_ends", "io_ends")}
+    if js.killed_at is None:
+        for name, got in sizes.items():
+            if got is not None and got != job.iterations:
+                raise ScheduleFormatError(f"{where}: {name} has {got} entries, "
+                                          f"expected {job.iterations}")
+        return
+    started = sizes["compute_starts"]
+    if not 1 <= started <= job.iterations:
+        raise ScheduleFormatError(
+            f"{where}: compute_starts has {started} entries; a killed job lists "
+            f"the 1 to {job.iterations} phases it started")
+    if sizes["io_starts"] not in (started - 1, started):
+        raise ScheduleFormatError(
+            f"{where}: io_starts has {sizes['io_starts']} entries; a killed job "
+            f"with {started} compute starts lists {started - 1} or {started}")
+    for name, starts in (("compute_ends", "compute_starts"), ("io_ends", "io_starts")):
+        if sizes[name] is not None and sizes[name] != sizes[starts]:
+            raise ScheduleFormatError(f"{where}: {name} has {sizes[name]} entries, "
+                                      f"expected {sizes[starts]} (one per start)")

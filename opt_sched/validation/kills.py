@@ -1,0 +1,82 @@
+r"""Rule 7, walltime-kill: a job is truncated only when killed at its wall time.
+
+A schedule marks a job killed at its wall time with ``killed_at`` = ``K_i``
+(SPEC §9: Slurm's behaviour, an option of online scheduling). The phase
+table cuts the last phase the job started at ``K_i`` and sets
+:math:`C_i = K_i` (:mod:`~opt_sched.validation.table`); rule 2 holds every
+other phase to its full length. This rule checks that the kill is one:
+
+- the job has a wall time :math:`e_i` (``job.walltime``), and
+  :math:`|K_i - (S_i + e_i)| \le \varepsilon`;
+- every phase it lists started by the kill, :math:`c_{ij} \le K_i + \varepsilon`
+  and :math:`o_{ij} \le K_i + \varepsilon` (a phase started at the kill is cut
+  to nothing);
+- it was still running: a job that lists all its phases, whose last I/O phase
+  would end (uncut) before :math:`K_i - \varepsilon`, completed before its
+  wall time and was not killed.
+
+One violation per job for the first and last checks, one per phase for the
+second.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..instance import Instance
+from .report import Collector, format_time
+from .table import PhaseTable, phase_label
+
+__all__ = ["check_kills"]
+
+RULE = 7
+
+
+def check_kills(instance: Instance, table: PhaseTable, eps: float,
+                out: Collector) -> None:
+    """Rule 7 (see the module text)."""
+    killed = np.flatnonzero(~np.isnan(table.killed_at))
+    if not len(killed):
+        return
+    for i in killed:
+        job = instance.jobs[i]
+        kill, start = table.killed_at[i], table.start[i]
+        if job.walltime is None:
+            out.one(RULE, f"job {job.id} is killed at t={format_time(kill)} but has "
+                    "no wall time", jobs=(job.id,), time=kill)
+        elif not abs(kill - (start + job.walltime)) <= eps:
+            out.one(RULE, f"job {job.id} is killed at t={format_time(kill)}, not at "
+                    f"its wall time: it starts at t={format_time(start)} with wall "
+                    f"time {format_time(job.walltime)}, so S+e="
+                    f"{format_time(start + job.walltime)}", jobs=(job.id,), time=kill)
+    kill_of = table.killed_at[table.job]
+    late = []
+    for kind, starts, live in (("compute", table.c_start, None),
+                               ("io", table.o_start, table.o_started)):
+        after = starts > kill_of + eps          # NaN (not killed) compares False
+        if live is not None:
+            after &= live
+        late += [(float(starts[g]), kind, int(g)) for g in np.flatnonzero(after)]
+    out.found(RULE, len(late))
+    for when, kind, g in sorted(late)[:out.room(RULE)]:
+        label = phase_label(table, g, kind)
+        kill = table.killed_at[table.job[g]]
+        out.add(RULE, f"{label} starts at t={format_time(when)}, after its job is "
+                f"killed at t={format_time(kill)}", jobs=(table.ids[table.job[g]],),
+                phases=(label,), time=when)
+    for i in killed:
+        job = instance.jobs[i]
+        last = table.first[i + 1] - 1
+        complete = (table.first[i + 1] - table.first[i] == job.iterations
+                    and table.o_started[last])
+        lo, hi = table.first[i], table.first[i + 1]
+        finish = max(float(table.c_full_end[lo:hi].max()),
+                     float(table.o_full_end[lo:hi].max()))
+        kill = table.killed_at[i]
+        if complete and finish < kill - eps and not math.isnan(finish):
+            out.one(RULE, f"job {job.id} completes all its phases at "
+                    f"t={format_time(finish)}, before it is killed at "
+                    f"t={format_time(kill)}: it was not running at its wall time",
+                    jobs=(job.id,), time=finish)
