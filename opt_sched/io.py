@@ -220,7 +220,8 @@ def write_instance(instance: Instance, path: str | Path) -> None:
 
 
 # -- schedules -------------------------------------------------------------
-_SCHEDULE_KEYS = {"instance", "method", "jobs", "packs", "info", "execution"}
+_SCHEDULE_KEYS = {"instance", "method", "jobs", "packs", "info", "execution",
+                  "execution_record"}
 _JOB_SCHEDULE_KEYS = {"id", "partition", "compute_starts", "io_starts"}
 _JOB_SCHEDULE_OPTIONAL = {"compute_ends", "io_ends", "machines", "killed_at"}
 _MACHINE_LIMIT = 2 ** 63
@@ -306,9 +307,13 @@ def schedule_from_dict(data: object) -> Schedule:
     if not isinstance(execution, str):
         raise ScheduleFormatError(f"schedule: execution={execution!r} is not a "
                                   f"model name")
+    record = data.get("execution_record")
+    if record is not None and not isinstance(record, Mapping):
+        raise ScheduleFormatError("schedule: execution_record must be an object")
     return Schedule(tuple(jobs), packs=packs, method=str(data.get("method", "")),
                     info=dict(info) if isinstance(info, Mapping) else {},
-                    execution=execution)
+                    execution=execution,
+                    execution_record=None if record is None else dict(record))
 
 
 def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
@@ -331,6 +336,8 @@ def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
                    for js in schedule.jobs]
     if schedule.execution != "exclusive":
         out["execution"] = schedule.execution
+    if schedule.execution_record is not None:
+        out["execution_record"] = schedule.execution_record
     if schedule.packs is not None:
         out["packs"] = [[list(p) for p in part] for part in schedule.packs]
     if schedule.info:

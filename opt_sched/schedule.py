@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from .errors import ScheduleFormatError
 from .instance import Instance, Job
@@ -77,6 +78,9 @@ class Schedule:
     method: str = ""
     info: Mapping[str, object] = field(default_factory=dict, compare=False)
     execution: str = "exclusive"
+    execution_record: Mapping[str, Any] | None = field(default=None, compare=False)
+    """What the execution model's validator rule needs beyond the phase times
+    (JSON-able; e.g. the rate levels of ``shared``), or ``None``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "jobs", tuple(self.jobs))

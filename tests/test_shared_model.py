@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from opt_sched import Instance, Job, Platform
+import opt_sched.validation as validation
+from opt_sched import Instance, Job, Platform, read_schedule, write_schedule
 from opt_sched.errors import OptionError
 from opt_sched.execution import Shared
 from opt_sched.execution.shared import parse_eta
@@ -93,7 +94,12 @@ def rate_violations(inst: Instance, schedule, tol: float = 1e-7) -> list[str]:
     """Recompute every rate from the rate record (independently of the
     kernel): each phase's integral equals its volume (or stops at a kill),
     and each node delivers at most eta(m) b_k."""
-    record = schedule.info["io_rates"]
+    from types import SimpleNamespace
+
+    raw = schedule.execution_record
+    record = SimpleNamespace(share=raw["share"], caps=raw["caps"],
+                             eta=[tuple(p) for p in raw["eta"]],
+                             levels=[[tuple(x) for x in part] for part in raw["levels"]])
     eta = record.eta
     out = []
 
@@ -157,6 +163,7 @@ def test_random_replays_under_sharing_integrate_exactly(instance, kill, share, c
     assert [js.id for js in schedule.jobs] == [j.id for j in instance.jobs]
     assert schedule.execution == "shared"
     assert rate_violations(instance, schedule) == []
+    validation.assert_feasible(instance, schedule)
     for js in schedule.jobs:
         job = instance.job(js.id)
         assert js.start >= job.release
@@ -172,3 +179,60 @@ def test_the_rate_checker_catches_a_wrong_integral():
     bad = dataclasses.replace(schedule.jobs[0], io_ends=(5.0,))
     broken = dataclasses.replace(schedule, jobs=(bad, schedule.jobs[1]))
     assert any("moved" in v for v in rate_violations(inst, broken))
+
+
+def _two_sharing():
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 3.0), Job.periodic("b", 2, 1.0, 3.0))
+    return inst, _run(inst, Shared())
+
+
+def test_validator_accepts_a_shared_schedule_and_its_json_round_trip(tmp_path):
+    inst, schedule = _two_sharing()
+    validation.assert_feasible(inst, schedule)
+    path = tmp_path / "s.json"
+    write_schedule(schedule, path, inst)
+    again = read_schedule(path)
+    assert again.execution == "shared" and again.execution_record is not None
+    assert validation.validate(inst, again).feasible
+
+
+def test_shared_rule_catches_a_wrong_integral():
+    import dataclasses
+
+    inst, schedule = _two_sharing()
+    js = schedule["a"]
+    bad = dataclasses.replace(js, io_ends=(js.io_ends[0] + 0.5,))
+    broken = dataclasses.replace(schedule, jobs=(bad, schedule.jobs[1]))
+    report = validation.validate(inst, broken)
+    assert not report.feasible
+    assert any(v.rule == 5 and "moves" in v.message and v.jobs == ("a",)
+               for v in report.violations), report.format()
+
+
+def test_shared_rule_catches_over_allocation():
+    """Raise the recorded level while both phases run: each then moves more
+    than its volume, and together they get more than b."""
+    import copy
+    import dataclasses
+
+    inst, schedule = _two_sharing()
+    record = copy.deepcopy(schedule.execution_record)
+    record["levels"][0] = [[t, lam * 1.5 if lam > 0 and t >= 1 else lam]
+                           for t, lam in record["levels"][0]]
+    broken = dataclasses.replace(schedule, execution_record=record)
+    report = validation.validate(inst, broken)
+    assert any("delivers" in v.message for v in report.violations), report.format()
+
+
+def test_shared_rule_needs_its_record_and_stated_ends():
+    import dataclasses
+
+    from opt_sched.errors import ScheduleFormatError
+
+    inst, schedule = _two_sharing()
+    with pytest.raises(ScheduleFormatError, match="execution_record is missing"):
+        validation.validate(inst, dataclasses.replace(schedule, execution_record=None))
+    js = dataclasses.replace(schedule["a"], io_ends=None)
+    report = validation.validate(
+        inst, dataclasses.replace(schedule, jobs=(js, schedule.jobs[1])))
+    assert any("states no end" in v.message for v in report.violations)

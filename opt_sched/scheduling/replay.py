@@ -262,6 +262,6 @@ def replay(instance: Instance, scheduler: str | Scheduler,
                                killed_at=killed_at.get(i)))
     info: dict[str, object] = {"scheduler": name, "execution": model.name,
                                "killed": len(killed_at)}
-    if hasattr(model, "record"):
-        info["io_rates"] = model.record()
-    return Schedule(tuple(out), method=name, info=info, execution=model.name)
+    record = model.record().to_dict() if hasattr(model, "record") else None
+    return Schedule(tuple(out), method=name, info=info, execution=model.name,
+                    execution_record=record)

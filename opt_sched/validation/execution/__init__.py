@@ -12,11 +12,13 @@ from __future__ import annotations
 from ...errors import ScheduleFormatError
 from ..io_rule import IoPhases, IoRule
 from .exclusive import ExclusiveIo
+from .shared import SharedIo
 
 __all__ = ["IO_RULES", "IoPhases", "IoRule", "io_rule"]
 
 IO_RULES: dict[str, IoRule] = {
     "exclusive": ExclusiveIo(),
+    "shared": SharedIo(),
 }
 """Execution model name -> its I/O rule."""
 

@@ -1,0 +1,210 @@
+r"""Rule 5 under the ``shared`` execution model (SPEC §10, seed 001).
+
+The I/O phases in progress on one I/O node share its bandwidth. A schedule
+made under this model states every I/O end (``io_ends``) and records, in
+``Schedule.execution_record``, the share rule and, per partition ``k``, the
+node's *level* as a step function ``lambda_k(t)``:
+
+- ``share``: ``"equal"`` (weight ``omega_p = 1``) or ``"nodes"``
+  (``omega_p = Q_i``);
+- ``caps[k]``: the largest rate of one phase on ``k``;
+- ``eta``: the congestion points ``[[m, eta], ...]`` (linear between them,
+  constant outside, 1 if empty);
+- ``levels[k]``: ``[[t, lambda], ...]`` in time order (``lambda = 0``
+  before the first).
+
+From these alone the rule recomputes the rate of every phase,
+
+.. math:: \rho_p(t) = \min\big(c_k, \omega_p \lambda_k(t)\big)
+          \quad \text{for } t \in [o_p, e_p),
+
+and checks, with the schedule's stated ``[o_p, e_p)``:
+
+- *capacity*: at every time, over the ``m`` phases in progress on ``k``,
+  :math:`\sum_p \rho_p(t) \le \eta(m) b_k + \varepsilon b_k`;
+- *volume*: every phase moves exactly its volume,
+  :math:`|\int_{o_p}^{e_p} \rho_p - v_p| \le \varepsilon b_k + 10^{-9} v_p`
+  (a phase cut by a wall-time kill moves at most ``v_p``);
+- every I/O phase of positive volume states its end.
+
+The checks use sorted breakpoints and prefix sums of the level function;
+they share no code with the simulator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ScheduleFormatError
+from ...instance import Instance
+from ...schedule import Schedule
+from ..io_rule import IoPhases
+from ..report import IO_RULE, Collector, format_time
+from ..table import PhaseTable, phase_label
+
+__all__ = ["SharedIo"]
+
+
+def _record(schedule: Schedule, partitions: int) -> dict:
+    record = schedule.execution_record
+    where = "schedule: execution_record"
+    if not isinstance(record, dict):
+        raise ScheduleFormatError(f"{where} is missing (a 'shared' schedule needs "
+                                  f"its rate levels)")
+    share = record.get("share")
+    if share not in ("equal", "nodes"):
+        raise ScheduleFormatError(f"{where}: share={share!r} is not equal or nodes")
+    try:
+        caps = [float(c) for c in record["caps"]]
+        eta = [(float(m), float(e)) for m, e in record.get("eta", [])]
+        levels = [np.asarray(part, dtype=float).reshape(-1, 2)
+                  for part in record["levels"]]
+    except (KeyError, TypeError, ValueError):
+        raise ScheduleFormatError(f"{where}: caps and levels must be lists of "
+                                  f"numbers and of [t, level] pairs") from None
+    if len(caps) != partitions or len(levels) != partitions:
+        raise ScheduleFormatError(f"{where}: {len(caps)} caps and {len(levels)} level "
+                                  f"lists for {partitions} partitions")
+    for k, lv in enumerate(levels):
+        if not np.isfinite(lv).all() or (lv[:, 1] < 0).any():
+            raise ScheduleFormatError(f"{where}: levels[{k}] holds a value that is "
+                                      f"not a finite non-negative number")
+        if (np.diff(lv[:, 0]) < 0).any():
+            raise ScheduleFormatError(f"{where}: levels[{k}] are not in time order")
+    return {"share": share, "caps": caps, "eta": eta, "levels": levels}
+
+
+def _eta(m: np.ndarray, points: list[tuple[float, float]]) -> np.ndarray:
+    if not points:
+        return np.ones(len(m))
+    xs = np.asarray([p[0] for p in points])
+    ys = np.asarray([p[1] for p in points])
+    return np.interp(m, xs, ys)
+
+
+def _level_at(lv: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``lambda(t)``, the last level set at or before ``t`` (0 before)."""
+    pos = np.searchsorted(lv[:, 0], t, side="right") - 1
+    out = np.zeros(len(t))
+    ok = pos >= 0
+    out[ok] = lv[pos[ok], 1]
+    return out
+
+
+def _rate_integral(lv: np.ndarray, cap: float, weight: float, a: np.ndarray,
+                   b: np.ndarray) -> np.ndarray:
+    """``int_a^b min(cap, weight * lambda(t)) dt`` for each ``[a, b)``."""
+    times = lv[:, 0]
+    rates = np.minimum(cap, weight * lv[:, 1])
+    # prefix integral at the level times: F(times[s])
+    prefix = np.concatenate(([0.0], np.cumsum(rates[:-1] * np.diff(times))))
+
+    def F(t: np.ndarray) -> np.ndarray:
+        pos = np.searchsorted(times, t, side="right") - 1
+        out = np.zeros(len(t))
+        ok = pos >= 0
+        out[ok] = prefix[pos[ok]] + rates[pos[ok]] * (t[ok] - times[pos[ok]])
+        return out
+
+    return F(b) - F(a)
+
+
+class SharedIo:
+    """Bandwidth sharing: the validator's side of ``shared``."""
+
+    execution = "shared"
+    name = "shared-io"
+
+    def io_ends(self, instance: Instance, schedule: Schedule,
+                phases: IoPhases) -> np.ndarray:
+        """The stated ends (``o + v/b``, the fastest possible, where a phase
+        states none; :meth:`check` reports those)."""
+        alone = phases.start + phases.volume / phases.bandwidth
+        return np.where(np.isnan(phases.stated_end), alone, phases.stated_end)
+
+    def check(self, instance: Instance, schedule: Schedule, table: PhaseTable,
+              eps: float, out: Collector) -> None:
+        parts = instance.platform.partitions
+        rec = _record(schedule, len(parts))
+        live = np.flatnonzero(table.o_started & (table.o_volume > 0))
+        missing = live[np.isnan(table.o_stated[live])]
+        out.found(IO_RULE, len(missing))
+        for slot in missing[:out.room(IO_RULE)]:
+            label = phase_label(table, slot, "io")
+            out.add(IO_RULE, f"{label} states no end (a shared I/O phase's end is "
+                    f"not v/b)", jobs=(table.ids[table.job[slot]],), phases=(label,),
+                    time=table.o_start[slot])
+        weight_of = (np.ones(len(table.nodes)) if rec["share"] == "equal"
+                     else np.maximum(table.nodes, 1).astype(float))
+        for k, part in enumerate(parts):
+            mine = live[table.partition[table.job[live]] == k]
+            if not len(mine):
+                continue
+            self._volumes(table, mine, rec, k, part.bandwidth, weight_of, eps, out)
+            self._capacity(table, mine, rec, k, part.bandwidth, weight_of, eps, out)
+
+    @staticmethod
+    def _volumes(table, mine, rec, k, band, weight_of, eps, out) -> None:
+        lv, cap = rec["levels"][k], rec["caps"][k]
+        weights = weight_of[table.job[mine]]
+        moved = np.empty(len(mine))
+        for w in np.unique(weights):
+            sel = weights == w
+            moved[sel] = _rate_integral(lv, cap, float(w), table.o_start[mine[sel]],
+                                        table.o_end[mine[sel]])
+        volume = table.o_volume[mine]
+        tol = eps * band + 1e-9 * volume
+        # a killed job's phase that ends at the kill may move less
+        kill = table.killed_at[table.job[mine]]
+        cut = ~np.isnan(kill) & (np.abs(table.o_end[mine] - kill) <= eps)
+        short = np.abs(moved - volume) > tol
+        short[cut] = moved[cut] > volume[cut] + tol[cut]
+        bad = np.flatnonzero(short)
+        out.found(IO_RULE, len(bad))
+        for q in bad[:out.room(IO_RULE)]:
+            slot = mine[q]
+            label = phase_label(table, slot, "io")
+            out.add(IO_RULE, f"{label} [{format_time(table.o_start[slot])}, "
+                    f"{format_time(table.o_end[slot])}) moves {moved[q]:.10g} at the "
+                    f"recorded rates on partition {k}, not its volume "
+                    f"{volume[q]:.10g}", jobs=(table.ids[table.job[slot]],),
+                    phases=(label,), time=table.o_start[slot])
+
+    @staticmethod
+    def _capacity(table, mine, rec, k, band, weight_of, eps, out) -> None:
+        lv, cap = rec["levels"][k], rec["caps"][k]
+        starts, ends = table.o_start[mine], table.o_end[mine]
+        weights = weight_of[table.job[mine]]
+        cuts = np.unique(np.concatenate((starts, ends, lv[:, 0])))
+        if len(cuts) < 2:
+            return
+        mid = (cuts[:-1] + cuts[1:]) / 2
+        # phases in progress at each mid point: +1 at start, -1 at end
+        order_s, order_e = np.sort(starts), np.sort(ends)
+        m = (np.searchsorted(order_s, mid, side="right")
+             - np.searchsorted(order_e, mid, side="right"))
+        ws = np.concatenate(([0.0], np.cumsum(weights[np.argsort(starts)])))
+        we = np.concatenate(([0.0], np.cumsum(weights[np.argsort(ends)])))
+        total_w = (ws[np.searchsorted(order_s, mid, side="right")]
+                   - we[np.searchsorted(order_e, mid, side="right")])
+        level = _level_at(lv, mid)
+        limit = _eta(m.astype(float), rec["eta"]) * band + eps * band
+        # sum_p min(cap, w_p lambda) <= min(lambda W, m cap): exact when no cap
+        # binds; otherwise recount the phases of that interval one by one
+        bound = np.minimum(level * total_w, m * cap)
+        suspect = np.flatnonzero((m > 0) & (bound > limit))
+        bad = []
+        for s in suspect:
+            here = (starts <= mid[s]) & (mid[s] < ends)
+            used = float(np.minimum(cap, weights[here] * level[s]).sum())
+            if used > limit[s]:
+                bad.append((s, used))
+        out.found(IO_RULE, len(bad))
+        for s, used in bad[:out.room(IO_RULE)]:
+            here = mine[(starts <= mid[s]) & (mid[s] < ends)]
+            jobs = tuple(dict.fromkeys(table.ids[table.job[q]] for q in here))
+            out.add(IO_RULE, f"partition {k} delivers {used:.10g} on "
+                    f"[{format_time(cuts[s])}, {format_time(cuts[s + 1])}) to "
+                    f"{int(m[s])} phases, above eta(m) b = "
+                    f"{limit[s] - eps * band:.10g}",
+                    jobs=jobs[:12], phases=(), time=float(cuts[s]))
