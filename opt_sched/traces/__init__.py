@@ -27,7 +27,7 @@ from .batsim_platform import count_compute_hosts
 from .batsim_workload import read_batsim
 from .calibration import solve_odds_scale
 from .convert import TraceConversion, convert_trace, trace_to_instance
-from .out_jobs import OUT_JOBS_COLUMNS, interval_set, write_out_jobs
+from .out_jobs import OUT_JOBS_COLUMNS, interval_set, parse_interval_set, write_out_jobs
 from .profiles import PROFILE_NAMES, IOProfile, ProfileDraw, make_profile
 from .skips import SkipSummary
 from .swf_reader import read_swf
@@ -47,6 +47,7 @@ __all__ = [
     "count_compute_hosts",
     "interval_set",
     "make_profile",
+    "parse_interval_set",
     "read_batsim",
     "read_swf",
     "read_trace",

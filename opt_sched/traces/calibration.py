@@ -43,7 +43,7 @@ def load_weights(nodes: np.ndarray, run_time: np.ndarray, machines: int
                  ) -> np.ndarray:
     """``a_i = P T_i / sum_j Q_j T_j``."""
     run_time = np.asarray(run_time, dtype=float)
-    work = float(np.dot(np.asarray(nodes, dtype=float), run_time))
+    work = float(np.sum(np.asarray(nodes, dtype=float) * run_time))
     if work <= 0:
         raise OptionError("alpha: the trace has no work (sum Q_i T_i = 0)")
     return machines * run_time / work
@@ -51,7 +51,7 @@ def load_weights(nodes: np.ndarray, run_time: np.ndarray, machines: int
 
 def alpha_of(fractions: np.ndarray, weights: np.ndarray) -> float:
     """``alpha = sum_i a_i f_i``."""
-    return float(np.dot(weights, fractions))
+    return float(np.sum(weights * fractions))  # pairwise sum; no BLAS threads
 
 
 def odds_scale(fractions: np.ndarray, scale: float) -> np.ndarray:

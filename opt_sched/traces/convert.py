@@ -163,7 +163,7 @@ def convert_trace(trace: Trace, profile: str | IOProfile = "none", *, seed: int 
     fractions = np.clip(np.asarray(draw.fractions, dtype=float), 0.0, 1.0)
     scale = 1.0
     if alpha is not None:
-        scale = solve_odds_scale(fractions, weights, float(alpha))
+        scale = solve_odds_scale(fractions, weights, alpha)
         fractions = odds_scale(fractions, scale)
     band = _bandwidth(bandwidth, draw.bandwidth)
     iterations = np.asarray(draw.iterations, dtype=np.int64)

@@ -37,7 +37,8 @@ from ..schedule import Schedule
 from .atomic import atomic_write_text
 from .trace import Trace
 
-__all__ = ["OUT_JOBS_COLUMNS", "interval_set", "out_jobs_rows", "write_out_jobs"]
+__all__ = ["OUT_JOBS_COLUMNS", "interval_set", "out_jobs_rows", "parse_interval_set",
+           "write_out_jobs"]
 
 OUT_JOBS_COLUMNS: tuple[str, ...] = (
     "job_id", "workload_name", "profile", "submission_time",
@@ -59,6 +60,27 @@ def interval_set(machines: Iterable[int]) -> str:
         parts.append(str(numbers[i]) if i == j else f"{numbers[i]}-{numbers[j]}")
         i = j + 1
     return " ".join(parts)
+
+
+def parse_interval_set(text: str) -> tuple[int, ...]:
+    """The machines of an interval-set string: ``"0 4-6"`` -> ``(0, 4, 5, 6)``.
+
+    Raises :class:`~opt_sched.errors.ScheduleFormatError` on a malformed part.
+    """
+    machines: set[int] = set()
+    for part in str(text).replace(",", " ").split():
+        low, dash, high = part.partition("-")
+        try:
+            first = int(low)
+            last = int(high) if dash else first
+        except ValueError:
+            raise ScheduleFormatError(f"interval set {text!r}: {part!r} is not a "
+                                      f"number or a range a-b") from None
+        if first < 0 or last < first:
+            raise ScheduleFormatError(f"interval set {text!r}: {part!r} is not a "
+                                      f"range of machine numbers")
+        machines.update(range(first, last + 1))
+    return tuple(sorted(machines))
 
 
 def _split_id(job_id: str, workload_name: str) -> tuple[str, str]:
