@@ -15,8 +15,8 @@ Per Darshan job:
 - I/O time ``t_io = darshan_total_gibs_posix * 1024 /
   darshan_agg_perf_by_slowest_posix`` seconds (MiB over MiB/s): the I/O
   time of the slowest rank. The file's ``darshan_io_time`` equals this to
-  1e-6 where it is non-zero, but it is 0 for about 45% of the jobs that
-  moved GiBs (all BD-CATS and VPIC-IO runs, half the IOR runs): a missing
+  1e-6 where it is non-zero, but it is 0 for 45-49% of the jobs, which all
+  moved GiBs (the BD-CATS and VPIC-IO runs, half the IOR runs): a missing
   value, not "no I/O", so it is not used.
 - fraction ``f = clip(t_io / darshan_walltime, 0, 1)``;
 - bandwidth ``darshan_agg_perf_by_slowest_posix`` (MiB/s).
