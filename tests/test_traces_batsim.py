@@ -39,6 +39,7 @@ def test_small_workload():
     assert dict(summary.skipped) == {"wider_than_machine": 1, "run_time_zero": 1}
     assert dict(summary.adjusted) == {"walltime_unknown": 1, "walltime_short": 1}
     assert summary.examples["wider_than_machine"] == (4,)
+    assert "wider than the machine (4) (jobs[4])" in summary.format()
     assert any("7 compute hosts" in note for note in summary.notes)
     # submit order; ties (w0!1, w0!2 at 0) keep file order
     assert trace.ids == ("w0!1", "w0!2", "w0!3", "w0!4")

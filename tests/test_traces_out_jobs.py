@@ -99,6 +99,24 @@ def test_columns_and_values(tmp_path):
     assert not list(tmp_path.glob(".*tmp"))  # the temp file was renamed
 
 
+def test_machines_of_later_partitions_are_offset(tmp_path):
+    from opt_sched import Partition
+
+    instance = Instance("two", Platform((Partition(2), Partition(3))), (
+        Job("a", 2, (1.0,), (0.0,)), Job("b", 2, (1.0,), (0.0,))))
+    schedule = Schedule((JobSchedule("a", 0, (0.0,), (1.0,), machines=(0, 1)),
+                         JobSchedule("b", 1, (0.0,), (1.0,), machines=(0, 2))))
+    out = tmp_path / "out.csv"
+    write_out_jobs(out, instance, schedule, workload_name="x")
+    rows = read_rows(out)
+    assert [row["allocated_resources"] for row in rows] == ["0-1", "2 4"]
+    assert [row["workload_name"] for row in rows] == ["x", "x"]
+    no_machines = Schedule((JobSchedule("a", 0, (0.0,), (1.0,)),
+                            JobSchedule("b", 1, (0.0,), (1.0,))))
+    write_out_jobs(out, instance, no_machines)
+    assert [row["allocated_resources"] for row in read_rows(out)] == ["", ""]
+
+
 def test_killed_job_row(tmp_path):
     killed = Schedule((
         JobSchedule("w0!1", 0, (0.0,), (3.0,), machines=(0, 1), killed_at=4.0),

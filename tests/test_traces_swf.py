@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from opt_sched import JobSchedule, Schedule
 from opt_sched.errors import OptionError, TraceError
@@ -156,6 +158,51 @@ def test_malformed_header_and_duplicate_ids(tmp_path):
         read_swf(dup)
     with pytest.raises(TraceError, match="no such file"):
         read_swf(tmp_path / "missing.swf")
+
+
+def test_a_trace_with_nothing_simulable(tmp_path):
+    lines = (FIXTURES / "skips.swf").read_text().splitlines()
+    only_bad = [line for line in lines
+                if line.startswith(";") or line.split()[0] in {"2", "3", "5"}]
+    path = tmp_path / "bad-only.swf"
+    path.write_text("\n".join(only_bad) + "\n")
+    trace, summary = read_swf(path)
+    assert len(trace) == 0 and summary.lines == 3 and summary.total_skipped == 3
+    with pytest.raises(OptionError, match="no simulable job"):
+        trace_to_instance(trace)
+    header_only = tmp_path / "empty.swf"
+    header_only.write_text("; MaxProcs: 8\n")
+    trace, summary = read_swf(header_only)
+    assert len(trace) == 0 and summary.lines == 0 and trace.machine_size == 8
+
+
+_VALUE = st.sampled_from([-7, -1, 0, 1, 3, 50, 99, 100, 101, 3600])
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(_VALUE, _VALUE, _VALUE, _VALUE, _VALUE), min_size=1,
+                max_size=25))
+def test_random_lines_are_kept_or_counted(tmp_path, rows):
+    """Every job line is kept or skipped for one counted reason, and every
+    kept job is simulable: submit >= 0, run > 0, 1 <= Q <= 100, e >= run."""
+    text = ["; MaxProcs: 100"]
+    for k, (submit, run, allocated, requested, wall) in enumerate(rows, start=1):
+        fields = [k, submit, -1, run, allocated, -1, -1, requested, wall, -1, 1, 1,
+                  1, -1, -1, -1, -1, -1]
+        text.append(" ".join(str(x) for x in fields))
+    path = tmp_path / "random.swf"
+    path.write_text("\n".join(text) + "\n")
+    trace, summary = read_swf(path)
+    assert summary.lines == len(rows)
+    assert summary.kept + summary.total_skipped == len(rows) == len(trace) + sum(
+        summary.skipped.values())
+    assert (trace.submit >= 0).all() and (trace.run_time > 0).all()
+    assert (trace.nodes >= 1).all() and (trace.nodes <= 100).all()
+    assert (trace.walltime >= trace.run_time).all()
+    for k in range(len(trace)):
+        submit, run, allocated, requested, _ = rows[int(trace.ids[k]) - 1]
+        assert trace.nodes[k] == (requested if allocated == -1 else allocated)
 
 
 # -- the real KTH-SP2 log --------------------------------------------------------

@@ -144,6 +144,8 @@ def read_batsim(path: str | Path, platform: str | Path | None = None, *,
         submit = _number(label, where, "subtime", job["subtime"])
         walltime = _number(label, where, "walltime", job.get("walltime", -1))
         res = job["res"]
+        if isinstance(res, float) and res.is_integer():
+            res = int(res)
         if isinstance(res, bool) or not isinstance(res, int):
             raise TraceError(f"{label}: {where}: res={res!r} is not an integer")
         profile = job["profile"]

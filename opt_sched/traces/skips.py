@@ -97,9 +97,13 @@ class SkipSummary:
                 text = names.get(code, code)
                 if code == "wider_than_machine" and self.machine_size is not None:
                     text += f" ({self.machine_size})"
-                first = ", ".join(str(x) for x in self.examples.get(code, ()))
-                more = ", ..." if count > len(self.examples.get(code, ())) else ""
-                out.append(f"  {label:<8} {count:>6}  {text} ({where} {first}{more})")
+                shown = self.examples.get(code, ())
+                if where == "line":
+                    first = "line " + ", ".join(str(x) for x in shown)
+                else:
+                    first = ", ".join(f"jobs[{x}]" for x in shown)
+                more = ", ..." if count > len(shown) else ""
+                out.append(f"  {label:<8} {count:>6}  {text} ({first}{more})")
         out.extend(f"  note: {note}" for note in self.notes)
         return "\n".join(out)
 
