@@ -1,0 +1,189 @@
+"""Read a Batsim JSON workload into a :class:`Trace`.
+
+A workload has ``jobs`` (``id``, ``subtime``, ``walltime``, ``res``,
+``profile``, optional ``user``) and ``profiles``. Only ``delay`` profiles can
+be replayed: their ``delay`` is the job's run time. Job ids are kept as
+strings exactly as written (``424242`` -> ``"424242"``, ``"w0!1"`` stays
+``"w0!1"``), so :func:`~opt_sched.traces.out_jobs.write_out_jobs` writes
+Batsim's own ids back.
+
+Machine count: the compute hosts of ``platform`` (when given), limited by the
+workload's ``nb_res`` (a platform may have more hosts than the experiment
+used: ``batsim-medium_late/platform.xml`` has 128 compute hosts, its workload
+``nb_res`` = 32, and Batsim's reference run used 32 machines). A job's
+``group`` is its profile name (the application, for history-based
+estimates). The same skip
+reasons and estimate rules as SWF apply (``instances/traces.md``); a Batsim
+``walltime`` of ``-1`` means "none" and the estimate becomes the run time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import OptionError, TraceError
+from .batsim_platform import count_compute_hosts
+from .skips import SkipCounter, SkipSummary
+from .swf_reader import read_text, trace_name
+from .trace import Trace
+
+__all__ = ["read_batsim"]
+
+
+def _number(label: str, where: str, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not \
+            math.isfinite(value):
+        raise TraceError(f"{label}: {where}: {key}={value!r} is not a finite number")
+    return float(value)
+
+
+def _delay_table(label: str, profiles: Any) -> dict[str, float | str]:
+    """Profile name -> its delay, or the type name of a non-delay profile."""
+    if not isinstance(profiles, Mapping):
+        raise TraceError(f"{label}: profiles must be an object (name -> profile)")
+    table: dict[str, float | str] = {}
+    for name, profile in profiles.items():
+        if not isinstance(profile, Mapping):
+            raise TraceError(f"{label}: profile {name!r} is not an object")
+        kind = profile.get("type")
+        if kind != "delay":
+            table[name] = str(kind)
+            continue
+        if "delay" not in profile:
+            raise TraceError(f"{label}: profile {name!r}: missing field 'delay'")
+        table[name] = _number(label, f"profile {name!r}", "delay", profile["delay"])
+    return table
+
+
+def read_batsim(path: str | Path, platform: str | Path | None = None, *,
+                overrun: str = "extend") -> tuple[Trace, SkipSummary]:
+    """Read a Batsim workload (and optionally its platform).
+
+    Parameters
+    ----------
+    path
+        The workload JSON (plain or gzipped).
+    platform
+        The SimGrid platform XML; its compute hosts give the machine count
+        (see the module docstring).
+    overrun
+        As in :func:`~opt_sched.traces.swf_reader.read_swf`.
+
+    Returns
+    -------
+    (Trace, SkipSummary)
+        The jobs in submit order (ties keep file order); ``lines`` holds each
+        job's index in the ``jobs`` list.
+
+    Raises
+    ------
+    TraceError
+        Malformed JSON, a missing or non-numeric field (the message names the
+        job and the field), a job naming an unknown profile, a duplicate id,
+        or a profile whose type is not ``delay`` (named).
+    """
+    if overrun not in ("extend", "keep"):
+        raise OptionError(f"read_batsim: overrun={overrun!r} is unknown (choose "
+                          f"from extend, keep)")
+    path = Path(path)
+    label = path.name
+    try:
+        data = json.loads(read_text(path))
+    except json.JSONDecodeError as err:
+        raise TraceError(f"{label}: not valid JSON (line {err.lineno}, column "
+                         f"{err.colno}: {err.msg})") from None
+    if not isinstance(data, Mapping):
+        raise TraceError(f"{label}: expected an object with 'jobs' and 'profiles'")
+    for key in ("jobs", "profiles"):
+        if key not in data:
+            raise TraceError(f"{label}: missing field {key!r}")
+    jobs = data["jobs"]
+    if not isinstance(jobs, list):
+        raise TraceError(f"{label}: jobs must be a list")
+    delays = _delay_table(label, data["profiles"])
+    counter = SkipCounter(label, unit="job")
+
+    nb_res = data.get("nb_res")
+    if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
+                               or nb_res < 1):
+        raise TraceError(f"{label}: nb_res={nb_res!r} is not a positive integer")
+    machine = nb_res
+    if platform is not None:
+        hosts = count_compute_hosts(platform)
+        if nb_res is not None and hosts > nb_res:
+            counter.notes.append(f"{Path(platform).name} has {hosts} compute hosts; "
+                                 f"the workload's nb_res={nb_res} limits the machines "
+                                 f"(as Batsim's machine limit did)")
+        machine = hosts if nb_res is None else min(hosts, nb_res)
+
+    rows: list[tuple[float, float, float, int, int, str, str | None, str]] = []
+    seen: dict[str, int] = {}
+    for index, job in enumerate(jobs):
+        if not isinstance(job, Mapping):
+            raise TraceError(f"{label}: jobs[{index}] is not an object")
+        where = f"jobs[{index}]" + (f" (id {job['id']!r})" if "id" in job else "")
+        for key in ("id", "subtime", "res", "profile"):
+            if key not in job:
+                raise TraceError(f"{label}: {where}: missing field {key!r}")
+        job_id = job["id"]
+        if isinstance(job_id, bool) or not isinstance(job_id, (int, str)) or \
+                job_id == "":
+            raise TraceError(f"{label}: {where}: id={job_id!r} is not a string or "
+                             f"an integer")
+        job_id = str(job_id)
+        if job_id in seen:
+            raise TraceError(f"{label}: {where}: id {job_id!r} repeats jobs["
+                             f"{seen[job_id]}]")
+        seen[job_id] = index
+        submit = _number(label, where, "subtime", job["subtime"])
+        walltime = _number(label, where, "walltime", job.get("walltime", -1))
+        res = job["res"]
+        if isinstance(res, float) and res.is_integer():
+            res = int(res)
+        if isinstance(res, bool) or not isinstance(res, int):
+            raise TraceError(f"{label}: {where}: res={res!r} is not an integer")
+        profile = job["profile"]
+        if profile not in delays:
+            raise TraceError(f"{label}: {where}: profile {profile!r} is not defined")
+        delay = delays[profile]
+        if isinstance(delay, str):
+            raise TraceError(f"{label}: {where}: profile {profile!r} has type "
+                             f"{delay!r}; only 'delay' profiles can be replayed")
+        user = job.get("user")
+        user = None if user is None else str(user)
+        if submit < 0 or delay < 0 or res < 0 or (walltime < 0 and walltime != -1):
+            counter.skip("negative_value", index)
+        elif delay == 0:
+            counter.skip("run_time_zero", index)
+        elif res == 0:
+            counter.skip("processors_zero", index)
+        elif machine is not None and res > machine:
+            counter.skip("wider_than_machine", index)
+        else:
+            if walltime <= 0:
+                counter.adjust("walltime_unknown", index)
+                walltime = delay
+            elif walltime < delay:
+                if overrun == "extend":
+                    counter.adjust("walltime_short", index)
+                    walltime = delay
+                else:
+                    counter.adjust("walltime_short_kept", index)
+            rows.append((submit, delay, walltime, res, index, job_id, user, profile))
+
+    rows.sort(key=lambda row: (row[0], row[4]))
+    columns = list(zip(*rows)) if rows else [()] * 8
+    header = {key: str(value) for key, value in data.items()
+              if key not in ("jobs", "profiles")}
+    trace = Trace(trace_name(path), "batsim", machine, columns[5],
+                  np.array(columns[0], dtype=float), np.array(columns[1], dtype=float),
+                  np.array(columns[2], dtype=float), np.array(columns[3], dtype=int),
+                  columns[6], columns[7], columns[7],
+                  np.array(columns[4], dtype=int), header)
+    return trace, counter.summary(len(jobs), len(rows), machine)

@@ -1,0 +1,124 @@
+"""Batsim JSON workload and platform readers (opt_sched.traces)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opt_sched.errors import TraceError
+from opt_sched.traces import count_compute_hosts, read_batsim, read_trace
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "data" / "traces"
+
+
+def shared_data() -> Path:
+    """``../shared/data`` beside the repo (or $OPT_SCHED_SHARED_DATA)."""
+    for folder in (REPO / ".." / "shared" / "data",
+                   Path(os.environ.get("OPT_SCHED_SHARED_DATA", "/nonexistent"))):
+        if folder.is_dir():
+            return folder
+    pytest.skip("../shared/data absent")
+
+
+def test_platform_counts_compute_hosts():
+    # host0, host1 and the cluster radical 0-3,8 (5 nodes); not the master
+    # host nor the storage host
+    assert count_compute_hosts(FIXTURES / "platform-small.xml") == 7
+
+
+def test_small_workload():
+    trace, summary = read_batsim(FIXTURES / "workload-small.json",
+                                 FIXTURES / "platform-small.xml")
+    assert trace.machine_size == 4          # min(7 hosts, nb_res 4)
+    assert summary.lines == 6 and summary.kept == 4
+    assert dict(summary.skipped) == {"wider_than_machine": 1, "run_time_zero": 1}
+    assert dict(summary.adjusted) == {"walltime_unknown": 1, "walltime_short": 1}
+    assert summary.examples["wider_than_machine"] == (4,)
+    assert "wider than the machine (4) (jobs[4])" in summary.format()
+    assert any("7 compute hosts" in note for note in summary.notes)
+    # submit order; ties (w0!1, w0!2 at 0) keep file order
+    assert trace.ids == ("w0!1", "w0!2", "w0!3", "w0!4")
+    assert list(trace.run_time) == [40.0, 7.5, 7.5, 40.0]
+    assert list(trace.walltime) == [50.0, 7.5, 100.0, 40.0]
+    assert trace.profiles == ("long", "short", "short", "long")
+    assert trace.groups == trace.profiles
+    assert trace.users == (None, None, None, "alice")
+    # read_trace dispatches on the name
+    again, _ = read_trace(FIXTURES / "workload-small.json")
+    assert again.ids == trace.ids and again.machine_size == 4
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _base() -> dict:
+    return json.loads((FIXTURES / "workload-small.json").read_text())
+
+
+def test_non_delay_profile_is_named(tmp_path):
+    data = _base()
+    data["profiles"]["long"] = {"type": "parallel_homogeneous", "cpu": 1e9,
+                                "com": 0}
+    with pytest.raises(TraceError) as err:
+        read_batsim(_write(tmp_path, data))
+    assert str(err.value) == ("w.json: jobs[1] (id 'w0!1'): profile 'long' has "
+                              "type 'parallel_homogeneous'; only 'delay' profiles "
+                              "can be replayed")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["jobs"][0].pop("subtime"),
+     "jobs[0] (id 'w0!3'): missing field 'subtime'"),
+    (lambda d: d["jobs"][0].update(res="two"),
+     "jobs[0] (id 'w0!3'): res='two' is not an integer"),
+    (lambda d: d["jobs"][0].update(profile="nope"),
+     "jobs[0] (id 'w0!3'): profile 'nope' is not defined"),
+    (lambda d: d["jobs"][1].update(id="w0!3"),
+     "jobs[1] (id 'w0!3'): id 'w0!3' repeats jobs[0]"),
+    (lambda d: d["jobs"][0].update(walltime="1h"),
+     "jobs[0] (id 'w0!3'): walltime='1h' is not a finite number"),
+    (lambda d: d.pop("profiles"), "missing field 'profiles'"),
+])
+def test_malformed_workloads(tmp_path, change, message):
+    data = _base()
+    change(data)
+    with pytest.raises(TraceError) as err:
+        read_batsim(_write(tmp_path, data))
+    assert str(err.value) == f"w.json: {message}"
+
+
+def test_invalid_json(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text('{"jobs": [')
+    with pytest.raises(TraceError, match=r"w.json: not valid JSON \(line 1"):
+        read_batsim(path)
+
+
+def test_medium_late_workload():
+    folder = shared_data() / "batsim-medium_late"
+    trace, summary = read_batsim(folder / "workload.json", folder / "platform.xml")
+    print(summary.format())
+    data = json.loads((folder / "workload.json").read_text())
+    assert summary.lines == len(data["jobs"]) == 801
+    assert summary.kept == len(trace) == 801 and summary.total_skipped == 0
+    # platform.xml has 128 compute hosts; nb_res and Batsim's run used 32
+    assert count_compute_hosts(folder / "platform.xml") == 128
+    assert trace.machine_size == data["nb_res"] == 32
+    # run times are the delays of the jobs' profiles, read here directly
+    delay = {job["id"]: data["profiles"][job["profile"]]["delay"]
+             for job in data["jobs"]}
+    walltime = {job["id"]: job["walltime"] for job in data["jobs"]}
+    for k, job_id in enumerate(trace.ids):
+        assert trace.run_time[k] == delay[int(job_id)]
+        assert trace.walltime[k] == walltime[int(job_id)]
+    # job 424242 is first in the file but submitted last (t = 16000)
+    assert trace.ids[-1] == "424242" and trace.submit[-1] == 16000.0
+    assert np.all(np.diff(trace.submit) >= 0)
