@@ -97,9 +97,9 @@ def rate_violations(inst: Instance, schedule, tol: float = 1e-7) -> list[str]:
     from types import SimpleNamespace
 
     raw = schedule.execution_record
+    levels = [[tuple(x) for x in part] for part in raw["levels"]]
     record = SimpleNamespace(share=raw["share"], caps=raw["caps"],
-                             eta=[tuple(p) for p in raw["eta"]],
-                             levels=[[tuple(x) for x in part] for part in raw["levels"]])
+                             eta=[tuple(p) for p in raw["eta"]], levels=levels)
     eta = record.eta
     out = []
 
