@@ -31,8 +31,13 @@ I/O profiles (``X``, truncated to ``[0, 1]``)
   ``p = clip((alpha - 0.289) / (0.711 - 0.289), 0, 1)``, so that
   ``E[X] = alpha`` whenever it can (the seed only says the prevalence
   "depends on alpha", A.10-4).
-- ``no``: ``N(alpha, 0.1)`` (0.1 as a standard deviation: with a variance of
-  0.1 the realised mean would not be ``alpha``, A.10-3).
+- ``no``: one normal of the same variance 0.1, truncated, whose location is
+  set so that its *truncated* mean is ``alpha`` (with ``loc = alpha`` and a
+  variance of 0.1 the realised mean would not be ``alpha``, A.10-3).
+
+The draws are those of the trace profiles ``bn``/``no``
+(:mod:`opt_sched.traces.profiles.seed000`), so a workload and a trace with
+the same profile share one definition.
 
 The bandwidth ``B``: two variants (A.10-1)
 -----------------------------------------
@@ -70,6 +75,12 @@ import numpy as np
 
 from ..errors import OptionError
 from ..instance import Instance, Job, Platform
+from ..traces.profiles.seed000 import (
+    SEED000_SD,
+    draw_bn_fractions,
+    draw_no_fractions,
+)
+from ..traces.truncnorm import loc_for_truncated_mean, truncated_normal_mean
 from .ics2020 import q_distribution, truncated_normal
 
 __all__ = [
@@ -79,7 +90,6 @@ __all__ = [
     "calibrated_bandwidth",
     "generate_ijhpca2023",
     "profile_mean",
-    "truncated_normal_mean",
 ]
 
 FAMILIES = ("mira", "uniform")
@@ -87,8 +97,6 @@ PROFILES = ("bn", "no")
 VARIANTS = ("calibrated", "literal")
 
 BN_MEANS = (0.1, 0.9)
-BN_SD = math.sqrt(0.1)
-NO_SD = 0.1
 MIRA_LAMBDA = 1.35e-4
 MIRA_P = 49152
 UNIFORM_P = 2048
@@ -96,21 +104,7 @@ REJECT_TOLERANCE = 0.15
 """Largest accepted gap between a draw's area-weighted I/O share and E[X]."""
 
 
-def truncated_normal_mean(mean: float, sd: float, low: float = 0.0,
-                          high: float = 1.0) -> float:
-    """``E[N(mean, sd) | low <= X <= high]`` (closed form)."""
-    a, b = (low - mean) / sd, (high - mean) / sd
-
-    def pdf(z: float) -> float:
-        return math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
-
-    def cdf(z: float) -> float:
-        return 0.5 * (1 + math.erf(z / math.sqrt(2)))
-
-    return mean + sd * (pdf(a) - pdf(b)) / (cdf(b) - cdf(a))
-
-
-BN_TRUNCATED = tuple(truncated_normal_mean(m, BN_SD) for m in BN_MEANS)
+BN_TRUNCATED = tuple(truncated_normal_mean(m, SEED000_SD) for m in BN_MEANS)
 """The truncated class means, 0.2894 and 0.7106 (the seed prints 0.289 and
 0.711)."""
 
@@ -126,16 +120,14 @@ def profile_mean(profile: str, alpha: float) -> float:
     if profile == "bn":
         p = bn_high_share(alpha)
         return (1 - p) * BN_TRUNCATED[0] + p * BN_TRUNCATED[1]
-    return truncated_normal_mean(alpha, NO_SD)
+    return alpha
 
 
 def _io_shares(rng: np.random.Generator, profile: str, alpha: float,
                count: int) -> np.ndarray:
     if profile == "bn":
-        high = rng.uniform(0.0, 1.0, size=count) < bn_high_share(alpha)
-        return np.where(high, truncated_normal(rng, BN_MEANS[1], BN_SD, 0, 1, count),
-                        truncated_normal(rng, BN_MEANS[0], BN_SD, 0, 1, count))
-    return truncated_normal(rng, alpha, NO_SD, 0.0, 1.0, count)
+        return draw_bn_fractions(rng, count, bn_high_share(alpha))[0]
+    return draw_no_fractions(rng, count, loc_for_truncated_mean(alpha, SEED000_SD))
 
 
 def _mira_sizes_and_durations(rng: np.random.Generator, count: int
