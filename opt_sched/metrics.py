@@ -54,13 +54,14 @@ from .schedule import Schedule
 __all__ = [
     "io_occupancy_over_time",
     "job_table",
+    "queue_over_time",
     "summary",
     "utilisation_over_time",
 ]
 
 JOB_COLUMNS = ("partition", "nodes", "release", "start", "completion", "length",
                "exec_time", "stretch", "flow_stretch", "bounded_slowdown", "wait",
-               "io_wait", "delay", "pack")
+               "turnaround", "io_wait", "delay", "pack", "killed")
 """Columns of :func:`job_table`, in order."""
 
 
@@ -87,19 +88,15 @@ class _Phases:
 
 
 def _phases(instance: Instance, schedule: Schedule) -> _Phases:
-    parts = instance.platform.partitions
-    cs, cl, os_, ol = [], [], [], []
-    for job in instance.jobs:
-        js = schedule[job.id]
-        cs.append(np.asarray(js.compute_starts, dtype=float))
-        os_.append(np.asarray(js.io_starts, dtype=float))
-        cl.append(job.compute_array)
-        ol.append(job.volume_array / parts[js.partition].bandwidth)
-    sizes = [job.iterations for job in instance.jobs]
-    c_start, o_start = np.concatenate(cs), np.concatenate(os_)
-    return _Phases(np.repeat(np.arange(instance.num_jobs), sizes),
-                   c_start, c_start + np.concatenate(cl),
-                   o_start, o_start + np.concatenate(ol))
+    """The phases as executed: I/O ends as the schedule's execution model
+    defines them, phases of killed jobs cut at the kill (the validator's
+    phase table, :mod:`opt_sched.validation.table`)."""
+    from .validation.execution import io_rule
+    from .validation.table import build_table
+
+    entries = [schedule.by_id.get(job.id) for job in instance.jobs]
+    table = build_table(instance, schedule, entries, io_rule(schedule.execution))
+    return _Phases(table.job, table.c_start, table.c_end, table.o_start, table.o_end)
 
 
 def _pack_index(instance: Instance, schedule: Schedule) -> np.ndarray:
@@ -127,9 +124,11 @@ def job_table(instance: Instance, schedule: Schedule, *,
 
     Columns: ``partition``, ``nodes`` (``Q_i``), ``release``, ``start``
     (``S_i``), ``completion`` (``C_i``), ``length`` (``T_i``), ``exec_time``
-    (``E_i``), ``stretch``, ``flow_stretch``, ``bounded_slowdown`` (with
-    ``tau``), ``wait``, ``io_wait``, ``delay``, ``pack`` (index of the job's
-    pack on its partition, NaN when the schedule has no packs).
+    (``E_i``), ``stretch``, ``flow_stretch`` (the slowdown of SPEC §9),
+    ``bounded_slowdown`` (with ``tau``), ``wait``, ``turnaround``
+    (``C_i - r_i``), ``io_wait``, ``delay``, ``pack`` (index of the job's
+    pack on its partition, NaN when the schedule has no packs), ``killed``
+    (killed at its wall time).
 
     Examples
     --------
@@ -151,9 +150,14 @@ def job_table(instance: Instance, schedule: Schedule, *,
     completion = np.array([schedule[j.id].completion(j, parts[k].bandwidth)
                            for j, k in zip(jobs, partition)])
     length = np.array([j.length(instance.bandwidth_of(j)) for j in jobs])
+    ph = _phases(instance, schedule)
     exec_time = np.array([j.length(parts[k].bandwidth)
                           for j, k in zip(jobs, partition)])
-    ph = _phases(instance, schedule)
+    if schedule.execution != "exclusive" or any(
+            schedule[j.id].killed_at is not None for j in jobs):
+        # phases may last longer (shared I/O) or be cut (kills): sum them
+        exec_time = np.bincount(ph.job, weights=(ph.c_end - ph.c_start)
+                                + (ph.o_end - ph.o_start), minlength=len(jobs))
     io_wait = np.bincount(ph.job, weights=np.maximum(0.0, ph.o_start - ph.c_end),
                           minlength=len(jobs))
     flow = completion - release
@@ -169,9 +173,11 @@ def job_table(instance: Instance, schedule: Schedule, *,
         "flow_stretch": _ratio(flow, length),
         "bounded_slowdown": np.maximum(1.0, _ratio(flow, np.maximum(length, tau))),
         "wait": start - release,
+        "turnaround": flow,
         "io_wait": io_wait,
         "delay": completion - start - exec_time,
         "pack": _pack_index(instance, schedule),
+        "killed": np.array([schedule[j.id].killed_at is not None for j in jobs]),
     }, index=pd.Index([j.id for j in jobs], name="job"))
     return table
 
@@ -207,7 +213,9 @@ def summary(instance: Instance, schedule: Schedule, *,
     ``allocation``, ``exec_node_time``, ``delay_node_time``,
     ``idle_node_time``, ``io_occupancy``, ``io_load_alpha``
     (:meth:`Instance.io_load`), ``num_packs`` (as counted for
-    ``mean_pack_max_stretch``), ``num_jobs``.
+    ``mean_pack_max_stretch``), ``num_jobs``; for online use (SPEC §9)
+    ``mean_wait``, ``max_wait``, ``mean_turnaround``, ``mean_slowdown``
+    (mean flow stretch) and ``killed``.
 
     The Series has dtype ``object`` holding Python ``float`` and ``int``, so
     ``summary(...).to_dict()`` is JSON-ready. Ratios over a zero makespan are
@@ -246,6 +254,11 @@ def summary(instance: Instance, schedule: Schedule, *,
         "io_load_alpha": float(instance.io_load()),
         "num_packs": len(groups),
         "num_jobs": int(instance.num_jobs),
+        "mean_wait": float(table["wait"].mean()),
+        "max_wait": float(table["wait"].max()),
+        "mean_turnaround": float(table["turnaround"].mean()),
+        "mean_slowdown": float(table["flow_stretch"].mean()),
+        "killed": int(table["killed"].sum()),
     }
     return pd.Series(values, dtype=object, name=schedule.method or instance.name)
 
@@ -357,3 +370,29 @@ def io_occupancy_over_time(instance: Instance, schedule: Schedule, *,
                                     "busy": (active > 0.5).astype(np.int64),
                                     "active": active.round().astype(np.int64)}))
     return pd.concat(frames, ignore_index=True)
+
+
+def queue_over_time(instance: Instance, schedule: Schedule, *,
+                    rel_tol: float = 1e-9) -> pd.DataFrame:
+    """Waiting jobs as a step function of time (SPEC §9).
+
+    ``queued`` counts the jobs released and not started,
+    :math:`\#\{i : r_i \le t < S_i\}`, and ``queued_nodes`` their nodes;
+    row ``m`` holds on ``[time_m, time_{m+1})``. A job with dependencies
+    counts from its release (it may wait for its predecessors there).
+    """
+    rel_tol = _check_option("rel_tol", rel_tol)
+    table = job_table(instance, schedule)
+    release = table["release"].to_numpy()
+    start = table["start"].to_numpy()
+    q = table["nodes"].to_numpy(dtype=float)
+    ones = np.ones(len(release))
+    times = _snap(np.concatenate((release, start, [0.0])), rel_tol)
+    r_t, s_t = times[:len(release)], times[len(release):-1]
+    grid = np.unique(times)
+    count = _level_at(np.concatenate((r_t, s_t)), np.concatenate((ones, -ones)), grid)
+    nodes = _level_at(np.concatenate((r_t, s_t)), np.concatenate((q, -q)), grid)
+    keep = np.concatenate(([True], np.abs(np.diff(count)) > 0.5))
+    return pd.DataFrame({"time": grid[keep],
+                         "queued": count[keep].round().astype(np.int64),
+                         "queued_nodes": nodes[keep].round().astype(np.int64)})
