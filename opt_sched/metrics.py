@@ -377,7 +377,7 @@ def queue_over_time(instance: Instance, schedule: Schedule, *,
     """Waiting jobs as a step function of time (SPEC §9).
 
     ``queued`` counts the jobs released and not started,
-    :math:`\#\{i : r_i \le t < S_i\}`, and ``queued_nodes`` their nodes;
+    :math:`|\\{i : r_i \\le t < S_i\\}|`, and ``queued_nodes`` their nodes;
     row ``m`` holds on ``[time_m, time_{m+1})``. A job with dependencies
     counts from its release (it may wait for its predecessors there).
     """
