@@ -7,6 +7,8 @@ Writes CSV tables and PNG plots (Figs. 5-8, 10-12, 14, 15 and the gap to the
 lower bound) into ``--out`` and prints the elapsed time. The full campaign
 is alpha_gen in {0.5, 0.75, ..., 10} x 10 workloads plus the Tucan batches;
 ``--quick`` runs a small subset (3 alpha_gen x 2 workloads, 2 batches).
+The runs are method specs of :mod:`opt_sched.methods` (listed on stderr at
+the start); the tables keep the seed's labels (``make-pack(S=1)``, ``fifo``).
 See ``docs/reproduction-ics2020.md`` and :mod:`opt_sched.experiments.ics2020`.
 """
 
@@ -22,6 +24,8 @@ import pandas as pd
 
 from opt_sched.experiments.ics2020 import (
     QUICK,
+    RUNS_MANY_NODES,
+    RUNS_ONE_NODE,
     Campaign,
     derive_tables,
     plot_all,
@@ -46,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_bounds:
         campaign = Campaign(campaign.alpha_gens, campaign.seeds, campaign.batches,
                             campaign.io_nodes, campaign.n_jobs, bounds=False)
+    stderr_progress(f"runs on 1 I/O node: {', '.join(RUNS_ONE_NODE)}; on "
+                    f"{', '.join(str(r) for r in campaign.io_nodes if r > 1)}: "
+                    f"{', '.join(RUNS_MANY_NODES)}; Tucan: one-pack/<each policy>")
     start = time.perf_counter()
     raw = run_campaign(campaign, workers=args.workers, progress=stderr_progress)
     tables = derive_tables(raw)

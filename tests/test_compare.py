@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from opt_sched import Instance, Platform
+from opt_sched import Instance, Job, OptionError, Platform
+from opt_sched.errors import SpecError
 from opt_sched.experiments.compare import COLUMNS, compare
 from opt_sched.simulation import POLICY_NAMES
 from opt_sched.workloads import generate_ics2020
@@ -18,8 +19,8 @@ def test_compare_tucan_has_one_pack_and_every_policy(tucan5):
     table = compare(tucan5)
     assert tuple(table.columns) == COLUMNS
     heuristics = list(dict.fromkeys(table["heuristic"]))
-    assert heuristics == ["one-pack", "first-fit", "make-pack(S=1)",
-                          "make-pack(S=alpha)"]
+    assert heuristics == ["one-pack", "first-fit+lpt", "make-pack(S=1)+lpt",
+                          "make-pack(S=alpha)+lpt"]
     assert len(table) == 4 * len(POLICY_NAMES)
     assert set(table["policy"]) == set(POLICY_NAMES)
     # the lower bound is valid: no schedule beats it
@@ -27,7 +28,7 @@ def test_compare_tucan_has_one_pack_and_every_policy(tucan5):
     bound = table["lower_bound"]
     assert np.allclose(table["gap"], (table["makespan"] - bound) / bound)
     # 5 x 64 nodes fit one pack: first-fit is the one pack
-    ff = table[table["heuristic"] == "first-fit"].set_index("policy")
+    ff = table[table["heuristic"] == "first-fit+lpt"].set_index("policy")
     one = table[table["heuristic"] == "one-pack"].set_index("policy")
     assert (ff["num_packs"] == 1).all()
     assert np.allclose(ff["makespan"], one["makespan"])
@@ -48,30 +49,71 @@ def test_every_schedule_goes_through_the_validator(monkeypatch):
 
     monkeypatch.setattr(validation, "assert_feasible", spy)
     inst = generate_ics2020(3.0, 0, n_jobs=8, io_nodes=2)
-    table = compare(inst, policies=["fifo", "stretch"], sensibilities=(1.0, 2.5))
+    table = compare(inst, policies=["fifo", "stretch"],
+                    heuristics=["first-fit+lpt", "make-pack(S=1)+lpt",
+                                "make-pack(S=2.5)+lpt"])
     assert len(calls) == len(table) == 3 * 2
     assert list(dict.fromkeys(table["heuristic"])) == [
-        "first-fit", "make-pack(S=1)", "make-pack(S=2.5)"]
-    assert table.loc[table["heuristic"] == "first-fit", "sensibility"].map(
+        "first-fit+lpt", "make-pack(S=1)+lpt", "make-pack(S=2.5)+lpt"]
+    assert calls == [f"{h}/{p}" for h in dict.fromkeys(table["heuristic"])
+                     for p in ("fifo", "stretch")]
+    assert table.loc[table["heuristic"] == "first-fit+lpt", "sensibility"].map(
         math.isinf).all()
+    assert (table.loc[table["heuristic"] == "make-pack(S=2.5)+lpt",
+                      "sensibility"] == 2.5).all()
 
 
 def test_compare_io_nodes_uses_fewer_partitions():
     inst = generate_ics2020(3.0, 1, n_jobs=10, io_nodes=3)
     both = compare(inst, policies=["fifo"], io_nodes=1)
     three = compare(inst, policies=["fifo"])
-    ff1 = both.loc[both["heuristic"] == "first-fit", "makespan"].item()
-    ff3 = three.loc[three["heuristic"] == "first-fit", "makespan"].item()
+    ff1 = both.loc[both["heuristic"] == "first-fit+lpt(R=1)", "makespan"].item()
+    ff3 = three.loc[three["heuristic"] == "first-fit+lpt", "makespan"].item()
     assert ff3 <= ff1
+    with pytest.raises(OptionError, match="io_nodes=4"):
+        compare(inst, io_nodes=4)
 
 
 def test_compare_rejects_bad_sensibility():
-    from opt_sched import OptionError
-
     inst = Instance("x", Platform.homogeneous(1, 4),
                     generate_ics2020(1.0, 0, n_jobs=2, nodes=4).jobs)
-    with pytest.raises(OptionError, match="sensibility='beta'"):
-        compare(inst, sensibilities=("beta",))
+    with pytest.raises(SpecError, match=r"make-pack: S='beta' is not") as info:
+        compare(inst, heuristics=("make-pack(S=beta)+lpt",))
+    assert "\n" not in str(info.value)
+    with pytest.raises(SpecError, match="names a policy"):
+        compare(inst, heuristics=("make-pack(S=1)+lpt/fifo",))
+    with pytest.raises(OptionError, match="policy='nope'"):
+        compare(inst, policies=["nope"])
+
+
+def test_compare_skips_what_a_heuristic_does_not_support():
+    """planning4 demands a named resource: no pack heuristic and no one-pack
+    (the simulator would delay a pack's jobs, breaking rule 6); each is
+    listed with its reason instead of failing."""
+    from opt_sched import read_instance
+    from tests.conftest import INSTANCES
+
+    table = compare(read_instance(INSTANCES / "planning4.json"))
+    assert table.empty and tuple(table.columns) == COLUMNS
+    skipped = dict(table.attrs["skipped"])
+    assert set(skipped) == {"one-pack", "first-fit+lpt", "make-pack(S=1)+lpt",
+                            "make-pack(S=alpha)+lpt"}
+    assert all("demands named resources (burst_buffer)" in r
+               for r in skipped.values())
+
+
+def test_compare_on_jobs_without_io_skips_only_s_alpha():
+    """No job does I/O: alpha = 0, so S=alpha is not a valid sensibility;
+    the other heuristics still run (every schedule validated)."""
+    jobs = (Job.periodic("a", 2, 5.0, 0.0, 2), Job.periodic("b", 3, 4.0, 0.0))
+    inst = Instance("noio", Platform.homogeneous(2, 4), jobs)
+    table = compare(inst, policies=["fifo"])
+    assert list(table["heuristic"]) == ["first-fit+lpt", "make-pack(S=1)+lpt"]
+    skipped = dict(table.attrs["skipped"])
+    assert "alpha > 0" in skipped["make-pack(S=alpha)+lpt"]
+    assert "not mapped" in skipped["one-pack"]
+    # two partitions of 4 nodes, jobs of 10 and 4 s: LPT puts them apart
+    assert table["makespan"].tolist() == [10.0, 10.0]
 
 
 def test_reproduction_smoke(tmp_path):

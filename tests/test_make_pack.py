@@ -204,3 +204,35 @@ def test_every_pack_schedule_passes_the_validator(instance, method, s, policy):
     plan = pack_plan(instance, method, s)
     schedule = simulate(instance, plan, policy)
     validation.assert_feasible(instance, schedule)
+
+
+def test_lpt_pack_plan_takes_any_packer():
+    """pack_plan is lpt_pack_plan with the Make-Pack packer; a packer sees
+    each partition's mapped jobs with that partition's (b, P), and the free
+    jobs per size class."""
+    from opt_sched.heuristics import lpt_pack_plan, make_pack_packer
+    from opt_sched.simulation import simulate
+    from opt_sched.validation import assert_feasible
+
+    parts = (Partition(8, 1.0), Partition(4, 2.0))
+    inst = Instance("mixed", Platform(parts), (
+        _job("m", 2, 3, 1, 2, partition=1), _job("a", 6, 1, 1), _job("b", 2, 4, 2),
+        _job("c", 3, 2, 1, 3)))
+    assert (lpt_pack_plan(inst, make_pack_packer(1.0)).packs
+            == pack_plan(inst, "make-pack", 1.0).packs)
+    seen = []
+
+    def alone(jobs, bandwidth, nodes):
+        seen.append((sorted(j.id for j in jobs), bandwidth, nodes))
+        return [(j.id,) for j in jobs]
+
+    plan = lpt_pack_plan(inst, alone)
+    # m on its partition 1 (b=2, P=4); b (2 nodes) and c (3) fit both
+    # partitions: packed with P=4 and the slower b=1 of the partitions with
+    # >= 4 nodes; a (6 nodes) only fits partition 0: P=8, b=1
+    assert seen == [(["m"], 2.0, 4), (["b", "c"], 1.0, 4), (["a"], 1.0, 8)]
+    assert sorted(len(p) for row in plan.packs for p in row) == [1, 1, 1, 1]
+    assert plan.packs[1][0] == ("m",)  # mapped packs run first
+    assert_feasible(inst, simulate(inst, plan, "fifo"))
+    with pytest.raises(OptionError, match="io_nodes=3"):
+        lpt_pack_plan(inst, alone, io_nodes=3)

@@ -251,3 +251,10 @@ def test_every_io_decision_follows_the_policy(inst, policy, data):
         for i2, j2 in rivals:
             assert chosen < reference_key(policy, inst, schedule, i2, j2, t), (
                 f"{policy}: at t={t} {job_id}[{j}] chosen over {i2}[{j2}]")
+
+
+def test_names_lists_the_builtins_first():
+    from opt_sched.simulation.policies import names
+
+    assert names()[:len(POLICY_NAMES)] == POLICY_NAMES
+    assert set(names()) == set(POLICIES)

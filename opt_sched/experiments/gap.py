@@ -3,7 +3,7 @@
 For each instance the exact layer (:func:`opt_sched.solve`) is run once with a
 time limit; its proven lower bound is combined with the combinatorial bounds
 of :mod:`opt_sched.bounds` into the best bound ``L``. Every heuristic schedule
-is validated, and its gap is
+is validated, and its gap is :func:`~.relative_gap.relative_gap`
 
 .. math:: \\text{gap} = (x - L) / L
 
@@ -11,27 +11,48 @@ is validated, and its gap is
 the gap is the true optimality gap (``bound_is_optimum`` is true); otherwise
 the gap is an upper bound on the true gap.
 
-Which problem an instance poses is read off the instance: jobs pre-mapped to
-partitions -> ``io-sched`` (one pack per partition); jobs with named-resource
-``demands`` -> ``planning``; otherwise ``hpc-io``.
+Which problem an instance poses is read off the instance: jobs with
+named-resource ``demands`` -> ``planning``; jobs pre-mapped to partitions
+-> ``io-sched`` (one pack per partition); otherwise ``hpc-io``. The
+heuristics are method specs (:mod:`opt_sched.methods`): by default every
+registered default spec whose method makes schedules of that problem and
+supports the instance; a method that does not is skipped with its reason.
+
+The run, in order:
+
+1. every input is read and checked (instance files, method specs, options,
+   the output path) before anything is solved: a bad one is one
+   :class:`~opt_sched.errors.UserError` line naming it;
+2. each instance is solved and its heuristics are run (in this process, or
+   on ``workers`` processes), and its rows are written to ``out`` as soon as
+   they are finished (:class:`~.rows_file.RowsFile`: the file always holds
+   a header and whole rows, so Ctrl-C keeps every finished row);
+3. the table is put in its final order (instances as given, then the solver
+   row, then the methods as listed) and written once more.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from ..errors import OptionError
+from ..errors import InstanceError, OptionError, UserError
 from ..instance import Instance
 from ..schedule import Schedule
 
-__all__ = ["Heuristic", "expand_paths", "gap_table", "heuristics_for", "problem_of"]
+__all__ = ["COLUMNS", "expand_paths", "gap_table", "problem_of", "read_inputs"]
+
+COLUMNS = ("instance", "problem", "objective", "method", "value", "lower_bound",
+           "bound_is_optimum", "gap", "exact_status", "seconds")
+OBJECTIVES = ("makespan", "max-stretch")
 
 
 def problem_of(instance: Instance) -> str:
@@ -41,55 +62,6 @@ def problem_of(instance: Instance) -> str:
     if instance.is_mapped:
         return "io-sched"
     return "hpc-io"
-
-
-@dataclass(frozen=True)
-class Heuristic:
-    """A named practical method: ``run(instance)`` returns a schedule."""
-
-    name: str
-    run: Callable[[Instance], Schedule]
-
-
-def _one_pack(policy: str) -> Heuristic:
-    def run(instance: Instance) -> Schedule:
-        from ..simulation import OnePackPlan, simulate
-
-        return simulate(instance, OnePackPlan(), policy=policy)
-
-    return Heuristic(f"one-pack/{policy}", run)
-
-
-def _packs(method: str, sensibility: str | float, policy: str) -> Heuristic:
-    label = "first-fit" if method == "first-fit" else f"make-pack(S={sensibility})"
-
-    def run(instance: Instance) -> Schedule:
-        from ..heuristics import pack_plan
-        from ..simulation import simulate
-
-        s = instance.io_load() if sensibility == "alpha" else float(sensibility)
-        if method == "first-fit":
-            s = math.inf
-        plan = pack_plan(instance, method, sensibility=s,
-                         io_nodes=instance.platform.num_partitions)
-        return simulate(instance, plan, policy=policy)
-
-    return Heuristic(f"{label}+lpt/{policy}", run)
-
-
-def heuristics_for(instance: Instance) -> list[Heuristic]:
-    """The heuristics that apply to ``instance`` (capability check)."""
-    from ..simulation import POLICY_NAMES
-
-    problem = problem_of(instance)
-    if problem == "io-sched":
-        return [_one_pack(policy) for policy in POLICY_NAMES]
-    if problem == "hpc-io":
-        return [_packs("first-fit", math.inf, "fifo"),
-                _packs("make-pack", 1, "fifo"),
-                _packs("make-pack", "alpha", "fifo"),
-                _packs("make-pack", 1, "longest-remaining")]
-    return []  # no heuristic of the seeds knows named resources
 
 
 def expand_paths(items: Iterable[str | Path | Instance]) -> list[str | Path | Instance]:
@@ -109,14 +81,50 @@ def expand_paths(items: Iterable[str | Path | Instance]) -> list[str | Path | In
     return out
 
 
-def _select(available: list[Heuristic], methods: str | Sequence[str] | None
-            ) -> list[Heuristic]:
-    if methods is None:
-        return available
-    wanted = [m.strip() for m in (methods.split(",") if isinstance(methods, str)
-                                  else methods) if m.strip()]
-    chosen = [h for h in available if any(h.name.startswith(w) for w in wanted)]
-    return chosen
+def read_inputs(items: Iterable[str | Path | Instance]) -> list[Instance]:
+    """Every instance of ``items`` (files, folders, instances), all read and
+    checked before any is used.
+
+    Raises
+    ------
+    InstanceError
+        One line naming the first file that cannot be read or is malformed.
+    """
+    from ..io import read_instance
+
+    out = []
+    for item in expand_paths(items):
+        if isinstance(item, Instance):
+            out.append(item)
+            continue
+        try:
+            out.append(read_instance(item))
+        except UserError as err:
+            message = str(err)
+            if not message.startswith(str(item)):
+                message = f"{item}: {message}"
+            raise InstanceError(message) from None
+        except OSError as err:
+            raise InstanceError(f"{item}: cannot read "
+                                f"({err.strerror or type(err).__name__})") from None
+    if not out:
+        raise OptionError("gap: no instances given")
+    return out
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One instance's work; picklable, so it can run in a worker process."""
+
+    position: int
+    instance: Instance
+    problem: str
+    objective: str
+    specs: tuple[str, ...]
+    solver: str
+    time_limit: float
+    num_workers: int
+    seed: int
 
 
 def _objective_value(instance: Instance, schedule: Schedule, objective: str) -> float:
@@ -125,72 +133,190 @@ def _objective_value(instance: Instance, schedule: Schedule, objective: str) -> 
     return schedule.max_stretch(instance)
 
 
+def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
+    """Solve one instance and run its methods; its rows, solver row first."""
+    from .. import methods, validation
+    from ..bounds import lower_bound
+    from ..exact import solve
+    from .relative_gap import relative_gap
+
+    instance = task.instance
+    result = solve(instance, problem=task.problem, objective=task.objective,
+                   solver=task.solver, time_limit=task.time_limit, seed=task.seed,
+                   num_workers=task.num_workers)
+    bound = lower_bound(instance, task.objective)
+    if result.lower_bound is not None:
+        bound = max(bound, result.lower_bound)
+    optimal = str(result.status) == "optimal"
+    if optimal and result.objective is not None:
+        bound = result.objective  # proven optimum (validated value)
+
+    def row(method: str, value: float | None, seconds: float) -> dict[str, object]:
+        return {"instance": instance.name, "problem": task.problem,
+                "objective": task.objective, "method": method, "value": value,
+                "lower_bound": bound, "bound_is_optimum": optimal,
+                "gap": relative_gap(value, bound), "exact_status": str(result.status),
+                "seconds": seconds}
+
+    rows = [row(task.solver, result.objective, result.wall_time)]
+    for spec in task.specs:
+        started = time.perf_counter()
+        schedule = methods.method(spec).run(instance, seed=task.seed)
+        validation.assert_feasible(instance, schedule)
+        value = _objective_value(instance, schedule, task.objective)
+        rows.append(row(spec, value, time.perf_counter() - started))
+    return task.position, rows
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it terminates
+    the pool), so workers print no traceback of their own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _say(progress: bool, message: str) -> None:
+    if progress:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _check_options(objective: str, workers: object, seed: object, solver: object,
+                   time_limit: object, num_workers: object) -> None:
+    if objective not in OBJECTIVES:
+        raise OptionError(f"gap: objective={objective!r} is not one of "
+                          f"{', '.join(OBJECTIVES)}")
+    for name, value, low in (("workers", workers, 1), ("num_workers", num_workers, 1),
+                             ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise OptionError(f"gap: {name}={value!r} must be an integer >= {low}")
+    if not isinstance(solver, str) or not solver:
+        raise OptionError(f"gap: solver={solver!r} is not a solver name")
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+            or not 0 < time_limit < math.inf):
+        raise OptionError(f"gap: time_limit={time_limit!r} must be a number > 0")
+
+
 def gap_table(instances: Iterable[str | Path | Instance], *,
               methods: str | Sequence[str] | None = None, time_limit: float = 10.0,
               solver: str = "cpsat", objective: str = "makespan",
-              num_workers: int = 2, seed: int = 0, progress: bool = True
+              num_workers: int = 2, seed: int = 0, workers: int = 1,
+              out: str | os.PathLike | None = None, progress: bool = True
               ) -> pd.DataFrame:
     """One row per instance x method (the exact solver included).
 
-    Columns: ``instance``, ``problem``, ``method``, ``value`` (validated),
-    ``lower_bound`` (best proven), ``bound_is_optimum``, ``gap``,
-    ``exact_status``, ``seconds``.
+    Parameters
+    ----------
+    instances
+        Instance files, folders of them, or :class:`Instance` objects.
+    methods
+        Method specs (a list, or one string with commas between specs;
+        ``/*`` = every I/O policy). Default: every default spec that makes
+        schedules of the instance's problem (see the module docstring).
+    time_limit, solver, num_workers
+        Passed to :func:`opt_sched.solve` (``num_workers``: its threads).
+    objective
+        ``makespan`` or ``max-stretch`` (``planning`` instances always use
+        the makespan).
+    seed
+        Passed to the solver and to every method.
+    workers
+        Instances solved at once; more than 1 runs them on a process pool
+        (forked, so methods and policies registered in this process exist
+        there too). The final table is in the same order either way.
+    out
+        A CSV file, rewritten with every finished instance's rows (see the
+        module docstring), then in the final order.
+    progress
+        Progress and skipped methods on stderr.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`; ``attrs["skipped"]`` lists ``(instance,
+        spec, reason)`` for every method left out.
+
+    Raises
+    ------
+    UserError
+        A bad input (before anything is solved).
+    InternalError
+        A schedule fails the validator or a bound exceeds a value (a bug).
+    KeyboardInterrupt
+        Ctrl-C: the worker processes are stopped; ``out`` keeps every
+        finished row.
     """
-    from ..bounds import lower_bound
-    from ..exact import solve
-    from ..io import read_instance
-    from ..validation import assert_feasible
+    from .. import methods as registry
+    from .rows_file import RowsFile
 
-    if objective not in ("makespan", "max-stretch"):
-        raise OptionError(f"objective={objective!r} is not one of makespan, "
-                          "max-stretch")
-    items = expand_paths(instances)
-    rows = []
-    known = set()
-    for position, item in enumerate(items, 1):
-        instance = item if isinstance(item, Instance) else read_instance(item)
+    _check_options(objective, workers, seed, solver, time_limit, num_workers)
+    wanted = None if methods is None else registry.split_specs(methods)
+    if wanted is not None:
+        if not wanted:
+            raise OptionError(f"gap: methods={methods!r} names no method")
+        registry.expand(wanted)  # bad specs fail here, before any reading
+    loaded = read_inputs(instances)
+    tasks: list[_Task] = []
+    skipped: list[tuple[str, str, str]] = []
+    for position, instance in enumerate(loaded):
         problem = problem_of(instance)
-        if progress:
-            print(f"[{position}/{len(items)}] {instance.name}: {problem}, "
-                  f"{instance.num_jobs} jobs, {instance.num_io_phases} phases; "
-                  f"{solver} for up to {time_limit:g} s ...", file=sys.stderr,
-                  flush=True)
-        chosen = _select(heuristics_for(instance), methods)
-        known.update(h.name for h in heuristics_for(instance))
-        obj = objective if problem != "planning" else "makespan"
-        result = solve(instance, problem=problem, objective=obj, solver=solver,
-                       time_limit=time_limit, seed=seed, num_workers=num_workers)
-        bound = lower_bound(instance, obj)
-        if result.lower_bound is not None:
-            bound = max(bound, result.lower_bound)
-        optimal = str(result.status) == "optimal"
-        if optimal and result.objective is not None:
-            bound = result.objective  # proven optimum (validated value)
+        chosen, left_out = registry.applicable(instance, wanted, problem)
+        skipped.extend((instance.name, s.spec, s.reason) for s in left_out)
+        if not chosen:
+            why = "".join(f"\n    {s}" for s in left_out) or (
+                " (no registered method makes schedules of this problem)")
+            _say(progress, f"{instance.name}: no applicable method for {problem}"
+                 f"{why}")
+        else:
+            for s in left_out:
+                _say(progress, f"{instance.name}: skipped {s}")
+        tasks.append(_Task(position, instance, problem,
+                           objective if problem != "planning" else "makespan",
+                           tuple(m.spec for m in chosen), solver, float(time_limit),
+                           num_workers, seed))
+    sink = RowsFile(out, COLUMNS) if out is not None else None
+    finished: dict[int, list[dict[str, object]]] = {}
 
-        def row(method: str, value: float | None, seconds: float,
-                _bound: float = bound, _optimal: bool = optimal,
-                _instance: Instance = instance, _problem: str = problem,
-                _obj: str = obj, _status: str = str(result.status)) -> dict:
-            gap = (None if value is None or _bound <= 0
-                   else max(0.0, (value - _bound) / _bound))
-            return {"instance": _instance.name, "problem": _problem,
-                    "objective": _obj, "method": method, "value": value,
-                    "lower_bound": _bound, "bound_is_optimum": _optimal,
-                    "gap": gap, "exact_status": _status, "seconds": seconds}
+    def keep(position: int, rows: list[dict[str, object]]) -> None:
+        finished[position] = rows
+        if sink is not None:
+            sink.add(rows)
+        head = rows[0]
+        value = "-" if head["value"] is None else f"{head['value']:.6g}"
+        _say(progress, f"[{len(finished)}/{len(tasks)}] {head['instance']}: "
+             f"{head['exact_status']}, value {value}, bound "
+             f"{head['lower_bound']:.6g}, {head['seconds']:.1f} s, "
+             f"{len(rows) - 1} method row(s)")
 
-        rows.append(row(solver, result.objective, result.wall_time))
-        for heuristic in chosen:
-            started = time.perf_counter()
-            schedule = heuristic.run(instance)
-            assert_feasible(instance, schedule)
-            value = _objective_value(instance, schedule, obj)
-            rows.append(row(heuristic.name, value, time.perf_counter() - started))
-        if progress:
-            gap = "-" if result.gap is None else f"{100 * result.gap:.2f} %"
-            print(f"    {result.status}, value {result.objective}, bound "
-                  f"{bound:.6g}, solver gap {gap}, {result.wall_time:.1f} s",
-                  file=sys.stderr, flush=True)
-    if methods is not None and not any(r["method"] != solver for r in rows) and known:
-        raise OptionError(f"methods={methods!r} matches no heuristic "
-                          f"(known: {', '.join(sorted(known))})")
-    return pd.DataFrame(rows)
+    if workers == 1 or len(tasks) == 1:
+        for task in tasks:
+            _say(progress, f"... {task.instance.name}: {task.problem}, "
+                 f"{task.instance.num_jobs} jobs, {task.instance.num_io_phases} "
+                 f"phases; {solver} for up to {time_limit:g} s")
+            keep(*_run_task(task))
+    else:
+        _run_pool(tasks, workers, keep, progress)
+    ordered = [row for position in sorted(finished) for row in finished[position]]
+    if sink is not None:
+        sink.replace(ordered)
+    table = pd.DataFrame(ordered, columns=list(COLUMNS))
+    table.attrs["skipped"] = skipped
+    return table
+
+
+def _run_pool(tasks: list[_Task], workers: int, keep, progress: bool) -> None:
+    """Run ``tasks`` on ``workers`` forked processes; ``keep`` each result
+    as it arrives. Ctrl-C or an error terminates the workers."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    _say(progress, f"solving {len(tasks)} instances on {workers} processes ...")
+    pool = context.Pool(processes=min(workers, len(tasks)), initializer=_ignore_sigint)
+    try:
+        for position, rows in pool.imap_unordered(_run_task, tasks, chunksize=1):
+            keep(position, rows)
+    except BaseException:
+        pool.terminate()
+        pool.join()
+        raise
+    pool.close()
+    pool.join()

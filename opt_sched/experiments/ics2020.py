@@ -3,21 +3,25 @@
 Two campaigns, each a set of independent tasks run on a process pool:
 
 **Tucan (Figs. 5-8).** The workload of Table 1 (:func:`tucan_workload`) at
-each iteration batch, every job on one I/O node as one pack, under each of
-the eight I/O policies. Per (batch, policy): makespan, max stretch, and both
-relative to FIFO; per application: its stretch (Fig. 7).
+each iteration batch, every job on one I/O node as one pack
+(``one-pack/<policy>``), under each of the eight I/O policies of seed 003.
+Per (batch, policy): makespan, max stretch, and both relative to FIFO; per
+application: its stretch (Fig. 7).
 
 **Synthetic (Figs. 10-15).** For each ``alpha_gen`` and seed, one workload of
 the §6.2.2 protocol (:func:`generate_ics2020`) and these validated runs:
 
-=====================  ============  =========  =========
-heuristic              policy        I/O nodes  figures
-=====================  ============  =========  =========
-first-fit (baseline)   fifo          1, 3, 5    all
-make-pack(S=1)         fifo          1, 3, 5    10-15
-make-pack(S=alpha)     fifo          1          10-14
-make-pack(S=1)         longest-rem.  1          10-12
-=====================  ============  =========  =========
+=====================================  =========  =========
+method spec (:mod:`opt_sched.methods`)  I/O nodes  figures
+=====================================  =========  =========
+first-fit+lpt/fifo (baseline)           1, 3, 5    all
+make-pack(S=1)+lpt/fifo                 1, 3, 5    10-15
+make-pack(S=alpha)+lpt/fifo             1          10-14
+make-pack(S=1)+lpt/longest-remaining    1          10-12
+=====================================  =========  =========
+
+The tables label a run by the seed's names: ``heuristic`` is the method
+part of the spec (``make-pack(S=1)``) and ``policy`` its I/O policy.
 
 With ``R > 1`` the packs are placed by LPT (§6.2.4). Each row also carries
 the best makespan lower bound of the workload on ``R`` I/O nodes and the gap
@@ -79,10 +83,12 @@ TUCAN_BATCHES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 IO_NODES = (1, 3, 5)
 
 BASELINE = "first-fit"
-RUNS_ONE_NODE = (("first-fit", "fifo"), ("make-pack(S=1)", "fifo"),
-                 ("make-pack(S=alpha)", "fifo"),
-                 ("make-pack(S=1)", "longest-remaining"))
-RUNS_MANY_NODES = (("first-fit", "fifo"), ("make-pack(S=1)", "fifo"))
+"""The label (:attr:`~opt_sched.methods.Method.head`) every run is divided by."""
+RUNS_ONE_NODE = ("first-fit+lpt/fifo", "make-pack(S=1)+lpt/fifo",
+                 "make-pack(S=alpha)+lpt/fifo", "make-pack(S=1)+lpt/longest-remaining")
+"""Method specs (:mod:`opt_sched.methods`) run on one I/O node."""
+RUNS_MANY_NODES = ("first-fit+lpt/fifo", "make-pack(S=1)+lpt/fifo")
+"""Method specs run on 3 and 5 I/O nodes (LPT over every partition)."""
 
 
 @dataclass(frozen=True)
@@ -98,14 +104,6 @@ class Campaign:
 
 
 QUICK = Campaign(alpha_gens=(1.0, 4.0, 8.0), seeds=(0, 1), batches=(1.0, 4.0))
-
-
-def _sensibility(label: str, instance: Instance) -> tuple[str, float]:
-    if label == "first-fit":
-        return "first-fit", math.inf
-    if label == "make-pack(S=alpha)":
-        return "make-pack", instance.io_load()
-    return "make-pack", 1.0
 
 
 def _measure(instance: Instance, schedule) -> dict[str, float]:
@@ -135,11 +133,16 @@ def predicted_makespan(instance: Instance, packs) -> float:
 def synthetic_task(alpha_gen: float, seed: int, io_nodes: Sequence[int] = IO_NODES,
                    n_jobs: int | None = None, bounds: bool = True
                    ) -> list[dict[str, object]]:
-    """All runs of one synthetic workload (module table); one row per run."""
+    """All runs of one synthetic workload (module table); one row per run.
+
+    ``heuristic`` is the method's label in the seed (its
+    :attr:`~opt_sched.methods.Method.head`, e.g. ``make-pack(S=1)``),
+    ``policy`` its I/O policy and ``sensibility`` the ``S`` it used.
+    """
+    from .. import methods
     from ..bounds import lower_bound
-    from ..heuristics import pack_plan
-    from ..simulation import simulate
     from ..workloads import generate_ics2020
+    from .relative_gap import relative_gap
 
     base = generate_ics2020(alpha_gen, seed, n_jobs=n_jobs)
     alpha = base.io_load()
@@ -149,40 +152,43 @@ def synthetic_task(alpha_gen: float, seed: int, io_nodes: Sequence[int] = IO_NOD
             platform=Platform.homogeneous(r, nodes=2048, bandwidth=1.0),
             name=base.name.replace("-r1", f"-r{r}"))
         bound = lower_bound(instance, "makespan") if bounds else math.nan
-        for label, policy in RUNS_ONE_NODE if r == 1 else RUNS_MANY_NODES:
-            method, s = _sensibility(label, instance)
-            plan = pack_plan(instance, method, s, io_nodes=r)
+        for spec in RUNS_ONE_NODE if r == 1 else RUNS_MANY_NODES:
+            method = methods.method(spec)
+            schedule = method.run(instance)
             row = {"alpha_gen": alpha_gen, "seed": seed, "alpha": alpha,
-                   "n_jobs": base.num_jobs, "io_nodes": r, "heuristic": label,
-                   "policy": policy, "sensibility": s}
-            row.update(_measure(instance, simulate(instance, plan, policy)))
-            row["predicted_makespan"] = predicted_makespan(instance, plan.packs)
+                   "n_jobs": base.num_jobs, "io_nodes": r, "heuristic": method.head,
+                   "policy": method.policy,
+                   "sensibility": method.effective(instance)["sensibility"]}
+            row.update(_measure(instance, schedule))
+            row["predicted_makespan"] = predicted_makespan(instance, schedule.packs)
             row["lower_bound"] = bound
-            row["gap"] = (row["makespan"] - bound) / bound if bound > 0 else math.nan
+            row["gap"] = relative_gap(row["makespan"], bound)
             rows.append(row)
     return rows
 
 
 def tucan_task(batch: float, bounds: bool = True
                ) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    """Every policy on the Tucan workload at ``batch`` (one pack).
+    """Every policy on the Tucan workload at ``batch``: ``one-pack/<policy>``.
 
     Returns ``(rows, app_rows)``: one row per policy, and one per policy x
     application with its stretch.
     """
+    from .. import methods
     from ..bounds import lower_bound
-    from ..simulation import POLICY_NAMES, OnePackPlan, simulate
+    from ..simulation import POLICY_NAMES
     from ..workloads import tucan_workload
+    from .relative_gap import relative_gap
 
     instance = tucan_workload(batch)
     bound = lower_bound(instance, "makespan") if bounds else math.nan
     rows, apps = [], []
-    for policy in POLICY_NAMES:
-        schedule = simulate(instance, OnePackPlan(), policy)
+    for policy in POLICY_NAMES:  # seed 003's eight, not later registrations
+        schedule = methods.method(f"one-pack/{policy}").run(instance)
         row = {"batch": batch, "policy": policy}
         row.update(_measure(instance, schedule))
         row["lower_bound"] = bound
-        row["gap"] = (row["makespan"] - bound) / bound if bound > 0 else math.nan
+        row["gap"] = relative_gap(row["makespan"], bound)
         rows.append(row)
         for app, stretch in schedule.stretches(instance).items():
             apps.append({"batch": batch, "policy": policy, "app": app,

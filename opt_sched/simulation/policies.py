@@ -37,6 +37,7 @@ on the decision time, so the kernel computes those two itself (the integer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -46,7 +47,16 @@ import numpy as np
 from ..errors import OptionError
 from .kernel import MODE_FIFO, MODE_STATIC, MODE_STRETCH, segment_cumsum
 
-__all__ = ["POLICIES", "POLICY_NAMES", "PhaseTable", "Policy", "get_policy"]
+__all__ = [
+    "POLICIES",
+    "POLICY_NAMES",
+    "PhaseTable",
+    "Policy",
+    "get_policy",
+    "names",
+    "register_policy",
+    "unregister_policy",
+]
 
 
 class PhaseTable(NamedTuple):
@@ -147,10 +157,81 @@ _ALL = (
 )
 
 POLICIES: dict[str, Policy] = {p.name: p for p in _ALL}
-"""The registry: policy name -> :class:`Policy`."""
+"""The registry: policy name -> :class:`Policy` (built-ins, then the ones
+added by :func:`register_policy`). Read it; change it only through
+:func:`register_policy` / :func:`unregister_policy`."""
 
 POLICY_NAMES: tuple[str, ...] = tuple(POLICIES)
-"""The eight names, in the order of seed 003 §5.1."""
+"""The eight built-in names, in the order of seed 003 §5.1 (a constant:
+:func:`names` also lists the registered ones)."""
+
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
+_MODES = (MODE_STATIC, MODE_FIFO, MODE_STRETCH)
+
+
+def names() -> tuple[str, ...]:
+    """Every policy name: the built-ins of :data:`POLICY_NAMES`, then the
+    registered ones in registration order."""
+    return tuple(POLICIES)
+
+
+def register_policy(policy: Policy, *, replace: bool = False) -> Policy:
+    """Add an I/O policy, from inside or outside the package.
+
+    The contract of a :class:`Policy` ``p``:
+
+    - ``p.name``: lowercase letters and digits, words joined by ``-`` (it
+      is the ``/policy`` part of method specs);
+    - ``p.mode == MODE_STATIC`` with ``p.phase_key`` a function
+      ``PhaseTable -> ndarray`` of one float per phase, fixed when the
+      phase is requested: the kernel serves the smallest key first (ties:
+      request time, then instance order). ``MODE_FIFO`` and
+      ``MODE_STRETCH`` are the kernel's two dynamic keys, with
+      ``phase_key=None``;
+    - ``p.summary``: one line.
+
+    The simulator, ``compare`` and ``gap`` then accept ``p.name``; it is
+    listed by :func:`names` (not by the constant :data:`POLICY_NAMES`).
+
+    Raises
+    ------
+    OptionError
+        A bad name, mode or key, or a name already taken (built-ins are
+        never replaced; others only with ``replace=True``).
+    """
+    if not isinstance(policy, Policy):
+        raise OptionError(f"register_policy: {policy!r} is not a Policy")
+    if not isinstance(policy.name, str) or not _NAME.match(policy.name):
+        raise OptionError(f"register_policy: name={policy.name!r} is not a policy "
+                          f"name (lowercase letters and digits, words joined by "
+                          f"'-')")
+    if policy.name in POLICY_NAMES:
+        raise OptionError(f"register_policy: {policy.name!r} is a built-in policy")
+    if policy.name in POLICIES and not replace:
+        raise OptionError(f"register_policy: {policy.name!r} is already registered")
+    if policy.mode not in _MODES:
+        raise OptionError(f"register_policy: {policy.name}: mode={policy.mode!r} is "
+                          f"not MODE_STATIC, MODE_FIFO or MODE_STRETCH")
+    if (policy.mode == MODE_STATIC) != callable(policy.phase_key):
+        raise OptionError(f"register_policy: {policy.name}: MODE_STATIC needs a "
+                          f"phase_key function, the other modes phase_key=None")
+    POLICIES[policy.name] = policy
+    return policy
+
+
+def unregister_policy(name: str) -> None:
+    """Remove a policy added by :func:`register_policy`.
+
+    Raises
+    ------
+    OptionError
+        ``name`` is built in or not registered.
+    """
+    if name in POLICY_NAMES:
+        raise OptionError(f"unregister_policy: {name!r} is a built-in policy")
+    if name not in POLICIES:
+        raise OptionError(f"unregister_policy: {name!r} is not registered")
+    del POLICIES[name]
 
 
 def get_policy(name: str) -> Policy:
@@ -159,10 +240,10 @@ def get_policy(name: str) -> Policy:
     Raises
     ------
     OptionError
-        ``name`` is not one of :data:`POLICY_NAMES`.
+        ``name`` is not one of :func:`names`.
     """
     try:
         return POLICIES[name]
     except (KeyError, TypeError):
         raise OptionError(f"policy={name!r} is unknown; choose one of "
-                          f"{', '.join(POLICY_NAMES)}") from None
+                          f"{', '.join(POLICIES)}") from None

@@ -1,0 +1,22 @@
+"""The built-in registry lines: one line per stage and per method.
+
+Adding a method to the package is one new module that defines its
+:class:`~.registry.MethodEntry` and one line below; the order of the lines
+is the order of ``names()``, of the default specs and of the ``compare``
+rows.
+"""
+
+from __future__ import annotations
+
+from .one_pack import ONE_PACK
+from .packs import FIRST_FIT, LPT, MAKE_PACK
+from .registry import register, register_stage
+
+__all__: list[str] = []
+
+# stages first: methods name the kinds of stage they take
+register_stage(LPT, _builtin=True)
+
+register(ONE_PACK, _builtin=True)
+register(FIRST_FIT, _builtin=True)
+register(MAKE_PACK, _builtin=True)

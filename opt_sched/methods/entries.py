@@ -1,0 +1,295 @@
+"""Registry entries and resolved specs.
+
+- :class:`MethodEntry` -- a method of the registry (``make-pack``);
+- :class:`StageEntry` -- a ``+ stage`` (``lpt``);
+- :class:`Method` -- a spec resolved against them: what callers run;
+- :class:`BoundStage` -- a stage with its arguments;
+- :class:`Skipped` -- a spec left out for an instance, with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import OptionError
+from ..instance import Instance
+from .params import Param
+from .spec import format_value
+
+if TYPE_CHECKING:
+    from ..schedule import Schedule
+
+__all__ = ["DEFAULT_POLICY", "BoundStage", "Method", "MethodEntry", "Skipped",
+           "StageEntry"]
+
+DEFAULT_POLICY = "fifo"
+"""The I/O policy of a spec that names none."""
+
+
+# -- entries -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class StageEntry:
+    """A ``+ name(args)`` stage, e.g. ``lpt``.
+
+    Attributes
+    ----------
+    name
+        As written after ``+``.
+    kind
+        The slot it fills (``"allocation"``); a method lists the kinds it
+        takes (:attr:`MethodEntry.stages`) and the first registered stage of
+        a kind is that kind's default.
+    summary
+        One line.
+    apply
+        The stage itself; its signature is the kind's contract
+        (``allocation``: ``apply(instance, packer, stage) -> PackPlan``, see
+        :mod:`.packs`).
+    params
+        Its ``key=value`` parameters.
+    supports
+        ``supports(instance, stage) -> None | reason``.
+    """
+
+    name: str
+    kind: str
+    summary: str
+    apply: Callable[..., Any]
+    params: tuple[Param, ...] = ()
+    supports: Callable[[Instance, BoundStage], str | None] | None = None
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    """A method of the registry (one line of :mod:`.catalog`).
+
+    Attributes
+    ----------
+    name
+        The first call of its specs (``make-pack``).
+    summary
+        One line.
+    build
+        ``build(instance, method, seed) -> Plan | Schedule``: a plan is run
+        by :func:`~opt_sched.simulation.simulate` under ``method.policy``.
+    params
+        Its ``key=value`` parameters (:class:`~.params.Param`).
+    supports
+        ``supports(instance, method) -> None | reason``: ``None`` when
+        ``build`` gives a schedule that the validator accepts, else one line
+        saying why not. ``None`` (the attribute): every instance.
+    stages
+        The stage kinds that follow it, in order (``("allocation",)``).
+    policy
+        It runs in the simulator under an I/O policy (``/policy``).
+    problems
+        The exact problems whose feasible schedules it makes (``io-sched``,
+        ``hpc-io``, ``packs``): ``gap`` compares it with their bounds, the
+        CP-SAT warm start seeds their models with it.
+    defaults
+        Specs run by default (``compare``, ``gap``); ``/*`` means every
+        registered I/O policy.
+    warm_starts
+        Specs that seed the exact models of :attr:`problems`.
+    warm_rank
+        Order of the warm starts among entries (smaller first).
+    effective
+        ``effective(instance, method) -> {name: float}``: parameters as
+        used on ``instance`` (e.g. ``sensibility``: ``S = alpha`` resolved).
+    """
+
+    name: str
+    summary: str
+    build: Callable[[Instance, Method, int], Any]
+    params: tuple[Param, ...] = ()
+    supports: Callable[[Instance, Method], str | None] | None = None
+    stages: tuple[str, ...] = ()
+    policy: bool = True
+    problems: tuple[str, ...] = ()
+    defaults: tuple[str, ...] = ()
+    warm_starts: tuple[str, ...] = ()
+    warm_rank: int = 100
+    effective: Callable[[Instance, Method], Mapping[str, float]] | None = None
+
+
+# -- resolved specs ----------------------------------------------------------------
+def _call_text(name: str, params: tuple[Param, ...],
+               args: tuple[tuple[str, object], ...]) -> str:
+    shown = [f"{p.name}={format_value(value)}" for p, (_, value) in zip(params, args)
+             if value is not None and (p.shown or value != p.default)]
+    return f"{name}({','.join(shown)})" if shown else name
+
+
+def _lookup(args: tuple[tuple[str, object], ...], key: str, owner: str) -> object:
+    for name, value in args:
+        if name == key:
+            return value
+    raise OptionError(f"{owner}: no parameter {key!r}")
+
+
+@dataclass(frozen=True)
+class BoundStage:
+    """A stage with its arguments (every parameter, defaults filled)."""
+
+    entry: StageEntry
+    args: tuple[tuple[str, object], ...]
+
+    @property
+    def kind(self) -> str:
+        return self.entry.kind
+
+    def arg(self, key: str) -> object:
+        """The value of parameter ``key``."""
+        return _lookup(self.args, key, self.entry.name)
+
+    def __str__(self) -> str:
+        return _call_text(self.entry.name, self.entry.params, self.args)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A resolved spec: its entry, arguments, stages and policy.
+
+    ``str(method)`` is the canonical spec; :func:`method` reads it back to
+    an equal :class:`Method`.
+    """
+
+    entry: MethodEntry
+    args: tuple[tuple[str, object], ...]
+    stages: tuple[BoundStage, ...] = ()
+    policy: str | None = None
+
+    # -- text -------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The entry's name (``make-pack``)."""
+        return self.entry.name
+
+    @property
+    def head(self) -> str:
+        """The method call alone, e.g. ``make-pack(S=1)`` (the seed's labels)."""
+        return _call_text(self.entry.name, self.entry.params, self.args)
+
+    @property
+    def heuristic(self) -> str:
+        """The spec without its policy, e.g. ``make-pack(S=1)+lpt``."""
+        return "+".join([self.head, *(str(stage) for stage in self.stages)])
+
+    @property
+    def spec(self) -> str:
+        """The canonical spec, e.g. ``make-pack(S=1)+lpt/fifo``."""
+        return self.heuristic if self.policy is None else (
+            f"{self.heuristic}/{self.policy}")
+
+    def __str__(self) -> str:
+        return self.spec
+
+    # -- parts --------------------------------------------------------------------
+    def arg(self, key: str) -> object:
+        """The value of the method's parameter ``key``."""
+        return _lookup(self.args, key, self.entry.name)
+
+    def stage(self, kind: str) -> BoundStage | None:
+        """The stage filling slot ``kind`` (``None`` if the entry has none)."""
+        return next((s for s in self.stages if s.kind == kind), None)
+
+    def with_policy(self, policy: str) -> Method:
+        """The same method under another I/O policy."""
+        from .registry import method
+
+        return method(f"{self.heuristic}/{policy}")
+
+    def with_args(self, **values: object) -> Method:
+        """The method with some parameters changed (values checked again)."""
+        from .registry import method
+
+        return method(self._text(self._head_args(values), None, {}))
+
+    def with_stage_args(self, kind: str, **values: object) -> Method:
+        """The method with parameters of its ``kind`` stage changed; the
+        method itself when it has no such stage."""
+        if self.stage(kind) is None:
+            return self
+        from .registry import method
+
+        return method(self._text(self._head_args({}), kind, values))
+
+    def _head_args(self, values: Mapping[str, object]) -> dict[str, object]:
+        out = {k: v for k, v in self.args if v is not None}
+        out.update(values)
+        return out
+
+    def _text(self, head: Mapping[str, object], kind: str | None,
+              values: Mapping[str, object]) -> str:
+        def call(name: str, args: Mapping[str, object]) -> str:
+            items = [f"{k}={format_value(v)}" for k, v in args.items() if v is not None]
+            return f"{name}({','.join(items)})" if items else name
+
+        parts = [call(self.name, head)]
+        for stage in self.stages:
+            args = {k: v for k, v in stage.args if v is not None}
+            if stage.kind == kind:
+                args.update(values)
+            parts.append(call(stage.entry.name, args))
+        text = "+".join(parts)
+        return text if self.policy is None else f"{text}/{self.policy}"
+
+    # -- behaviour ------------------------------------------------------------------
+    def supports(self, instance: Instance) -> str | None:
+        """``None`` if the method makes a valid schedule of ``instance``,
+        else the reason (one line)."""
+        if self.entry.supports is not None:
+            reason = self.entry.supports(instance, self)
+            if reason:
+                return reason
+        for stage in self.stages:
+            if stage.entry.supports is not None:
+                reason = stage.entry.supports(instance, stage)
+                if reason:
+                    return f"{stage.entry.name}: {reason}"
+        return None
+
+    def effective(self, instance: Instance) -> dict[str, float]:
+        """Parameters as used on ``instance`` (see :attr:`MethodEntry.effective`)."""
+        if self.entry.effective is None:
+            return {}
+        return dict(self.entry.effective(instance, self))
+
+    def plan(self, instance: Instance, seed: int = 0) -> Any:
+        """The plan (or schedule) ``build`` makes for ``instance``.
+
+        Raises
+        ------
+        OptionError
+            The method does not support ``instance`` (the reason is given).
+        """
+        reason = self.supports(instance)
+        if reason:
+            raise OptionError(f"method {self.spec}: not for instance "
+                              f"{instance.name!r}: {reason}")
+        return self.entry.build(instance, self, seed)
+
+    def run(self, instance: Instance, seed: int = 0) -> Schedule:
+        """The schedule of ``instance`` (not validated: callers validate);
+        its ``method`` is this spec."""
+        from ..schedule import Schedule
+
+        result = self.plan(instance, seed)
+        if not isinstance(result, Schedule):
+            from ..simulation import simulate
+
+            result = simulate(instance, result, self.policy or DEFAULT_POLICY)
+        return dataclasses.replace(result, method=self.spec)
+
+
+class Skipped(NamedTuple):
+    """A spec left out for an instance, and why."""
+
+    spec: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.spec}: {self.reason}"
