@@ -99,7 +99,8 @@ def usage_curves(inst, schedule, points: int = 100) -> dict[str, list[float]]:
     table = job_table(inst, schedule)
     start = table["start"].to_numpy()
     end = table["completion"].to_numpy()
-    running = ((start[None, :] <= grid[:, None]) & (grid[:, None] < end[None, :])).sum(1)
+    at = grid[:, None]
+    running = ((start[None, :] <= at) & (at < end[None, :])).sum(1)
     io_busy = np.zeros(points)
     band = inst.platform.partitions[0].bandwidth
     for js, job in zip(schedule.jobs, inst.jobs):
