@@ -67,6 +67,8 @@ def _reason(path: Path, err: OSError) -> str:
     """A short human reason for ``err`` while writing ``path``."""
     folder = _folder(path)
     if err.errno == errno.ENOENT:
+        if folder.is_dir():  # e.g. /proc: a folder that takes no new files
+            return f"folder '{folder}' does not take new files"
         return f"folder '{folder}' does not exist"
     if err.errno == errno.ENOTDIR:
         return f"'{folder}' is not a folder"

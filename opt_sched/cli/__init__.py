@@ -13,6 +13,8 @@ interrupted.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,4 +41,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("opt-sched: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return run_command(args.run, args, owns_process=argv is None)
+    owns_process = argv is None
+    status = run_command(args.run, args, owns_process=owns_process)
+    if status == EXIT_INTERRUPTED and owns_process:
+        _exit_now(status)
+    return status
+
+
+def _exit_now(status: int) -> None:
+    """End an interrupted ``opt-sched`` at once: every output is already
+    complete on disk (atomic writes), and the interpreter's own clean-up
+    (a garbage collection of a large solver model takes seconds, holding
+    the lock every other thread needs) would break the one-second promise."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)

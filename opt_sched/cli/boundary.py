@@ -51,7 +51,7 @@ from .exit_codes import (
     EXIT_INTERRUPTED,
     EXIT_OK,
 )
-from .rows import kept_summary
+from .rows import forget_all, kept_summary
 
 __all__ = ["GRACE", "InterruptWatchdog", "interrupt_line", "run_command"]
 
@@ -130,10 +130,10 @@ class InterruptWatchdog:
             signal.set_wakeup_fd(self._previous_fd)
         _, write_end = self._pipe
         self._pipe = None
-        if not (keep_armed and self.interrupted.is_set()):
-            with contextlib.suppress(OSError):
-                os.write(write_end, _STOP_BYTE)
+        if keep_armed and self.interrupted.is_set():
+            return  # the pipe stays open: closing it would wake the watchdog
         with contextlib.suppress(OSError):
+            os.write(write_end, _STOP_BYTE)
             os.close(write_end)
 
     def _watch(self, read_end: int) -> None:
@@ -217,6 +217,7 @@ def run_command(command: Callable[[Any], int], args: Any, *,
     Ctrl-C then leaves the watchdog armed until the process has ended.
     """
     _REPORTED.clear()
+    forget_all()
     watchdog = InterruptWatchdog()
     watchdog.install()
     try:

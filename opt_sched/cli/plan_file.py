@@ -145,7 +145,10 @@ def _plan_from_file(instance: Instance, kind: str, path: str):
         if "packs" not in data or data["packs"] is None:
             raise PlanError(f"{path}: no 'packs' field (a list of packs per "
                             "partition)")
-        plan = PackPlan(data["packs"])
+        try:
+            plan = PackPlan(data["packs"])
+        except PlanError as err:
+            raise PlanError(f"{path}: {err}") from None
     elif "starts" in data:
         plan = _starts_from_mapping(path, instance, data)
     elif "jobs" in data:

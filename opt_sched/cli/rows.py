@@ -22,7 +22,7 @@ from typing import Any
 
 from .output import write_records
 
-__all__ = ["RowFile", "kept_summary", "streaming_options"]
+__all__ = ["RowFile", "forget_all", "kept_summary", "streaming_options"]
 
 _OPEN: list[RowFile] = []
 _OPEN_LOCK = threading.Lock()
@@ -45,7 +45,9 @@ class RowFile:
             _OPEN.append(self)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            return  # stays listed: the interrupt line reports what it kept
         with _OPEN_LOCK:
             if self in _OPEN:
                 _OPEN.remove(self)
@@ -73,6 +75,12 @@ class RowFile:
         if self.kept == 0:
             return f"no row finished, {self.path} not written"
         return f"{self.kept} {noun} kept in {self.path}"
+
+
+def forget_all() -> None:
+    """Start a new command with no row file listed."""
+    with _OPEN_LOCK:
+        _OPEN.clear()
 
 
 def kept_summary() -> str:
