@@ -66,8 +66,7 @@ def test_output_into_a_missing_folder(command, tmp_path):
     assert not (tmp_path / "no").exists()
 
 
-@pytest.mark.parametrize("command", ["simulate --out", "compare --out", "gap --out",
-                                     "solve --export"])
+@pytest.mark.parametrize("command", ["simulate --out", "solve --export"])
 def test_output_onto_a_folder(command, tmp_path):
     folder = tmp_path / "results.mps"
     folder.mkdir()

@@ -6,8 +6,8 @@ import argparse
 from typing import NoReturn
 
 from .. import __version__
+from . import registry
 from .exit_codes import EXIT_BAD_INPUT
-from .registry import COMMANDS, load
 
 __all__ = ["make_parser"]
 
@@ -31,8 +31,8 @@ def make_parser() -> argparse.ArgumentParser:
                         version=f"opt-sched {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
-    for name in COMMANDS:
-        command = load(name)
+    for name in registry.COMMANDS:
+        command = registry.load(name)
         p = sub.add_parser(command.NAME, help=command.HELP,
                            description=command.HELP, epilog=EPILOG)
         p.add_argument("--json", action="store_true",
