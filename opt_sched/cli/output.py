@@ -14,8 +14,8 @@ from typing import Any
 
 from ..files import atomic_write_text
 
-__all__ = ["jsonable", "print_json", "records_csv", "records_json", "show_rows",
-           "to_json", "write_records"]
+__all__ = ["jsonable", "print_json", "records_csv", "show_rows", "to_json",
+           "write_records"]
 
 
 def jsonable(value: Any) -> Any:
@@ -57,16 +57,9 @@ def records_csv(records: Sequence[Mapping[str, Any]]) -> str:
     return pd.DataFrame(list(records)).to_csv(index=False)
 
 
-def records_json(records: Sequence[Mapping[str, Any]]) -> str:
-    return to_json(list(records)) + "\n"
-
-
 def write_records(records: Sequence[Mapping[str, Any]], path: str | Path) -> None:
-    """Write rows to ``path`` atomically: JSON if it ends in ``.json``,
-    else CSV."""
-    text = (records_json(records) if Path(path).suffix.lower() == ".json"
-            else records_csv(records))
-    atomic_write_text(path, text)
+    """Write rows to ``path`` as CSV, atomically."""
+    atomic_write_text(path, records_csv(records))
 
 
 def show_rows(records: Sequence[Mapping[str, Any]], args: Any,

@@ -1,19 +1,23 @@
 """Rows kept as they finish, so that an interruption loses none of them.
 
 A :class:`RowFile` collects the rows of a long command (``gap``,
-``compare``). With a path, each new row rewrites the whole file atomically
-(:func:`opt_sched.files.atomic_write_text`): the file on disk is at every
-moment a complete CSV (or JSON) of the rows finished so far, never half a
-row. Rewriting costs ``O(rows)`` per row, nothing next to one solve.
+``compare``). With a path, each new row rewrites the whole CSV file
+atomically (:func:`opt_sched.files.atomic_write_text`): the file on disk is
+at every moment a complete CSV of the rows finished so far, never half a
+row. Rewriting costs ``O(rows)`` per row, nothing next to one solve. When a
+library function writes the rows itself (it is given the path), the
+:class:`RowFile` only watches the file.
 
 The command line's error boundary asks the open row files what they kept
-(:func:`kept_summary`) for its one line on Ctrl-C::
+(:func:`kept_summary`: the whole rows in the file at that moment) for its
+one line on Ctrl-C::
 
     opt-sched: interrupted, 12 rows kept in gaps.csv
 """
 
 from __future__ import annotations
 
+import csv
 import inspect
 import threading
 from collections.abc import Callable, Mapping
@@ -67,14 +71,26 @@ class RowFile:
             write_records(self.rows, self.path)
         self.kept = len(self.rows)
 
+    def rows_on_disk(self) -> int:
+        """The whole rows in the file now, whoever wrote them (this object,
+        or a library function given the path): what an interruption keeps."""
+        if self.path is None:
+            return self.kept
+        try:
+            with open(self.path, newline="", encoding="utf-8") as handle:
+                return max(0, sum(1 for _ in csv.reader(handle)) - 1)
+        except (OSError, csv.Error, UnicodeDecodeError):
+            return 0
+
     def summary(self) -> str:
         """``'12 rows kept in gaps.csv'``, for the interrupt line."""
-        noun = "row" if self.kept == 1 else "rows"
+        kept = self.rows_on_disk()
+        noun = "row" if kept == 1 else "rows"
         if self.path is None:
-            return f"{self.kept} finished {noun} (no --out file)"
-        if self.kept == 0:
+            return f"{kept} finished {noun} (no --out file)"
+        if kept == 0 and not self.path.exists():
             return f"no row finished, {self.path} not written"
-        return f"{self.kept} {noun} kept in {self.path}"
+        return f"{kept} {noun} kept in {self.path}"
 
 
 def forget_all() -> None:

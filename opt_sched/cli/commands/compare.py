@@ -18,8 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("instance")
     parser.add_argument("--io-nodes", type=positive_int, default=None)
     parser.add_argument("--out", type=output_path,
-                        help="write the table here (CSV, or JSON if it ends in "
-                             ".json; full precision)")
+                        help="write the table here as CSV (full precision)")
     add_table_options(parser)
 
 
