@@ -93,6 +93,8 @@ def test_errors_map_to_exit_codes(capsys):
                        None) == 2
     assert capsys.readouterr().err == ("opt-sched: error: job 'a': nodes=-1 must "
                                        "be >= 0\n")
+    assert run_command(raising(InstanceError("two\nlines")), None) == 2
+    assert capsys.readouterr().err == "opt-sched: error: two; lines\n"
     assert run_command(raising(InfeasibleScheduleError("rule 5")), None) == 3
     assert "internal error (a bug, please report): rule 5" in capsys.readouterr().err
     # an unexpected exception is a bug too: exit 3, one line, no traceback

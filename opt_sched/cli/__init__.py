@@ -42,7 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("opt-sched: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     owns_process = argv is None
-    status = run_command(args.run, args, owns_process=owns_process)
+    try:
+        status = run_command(args.run, args, owns_process=owns_process)
+    except KeyboardInterrupt:  # Ctrl-C just as the command ended
+        print("opt-sched: interrupted", file=sys.stderr)
+        status = EXIT_INTERRUPTED
     if status == EXIT_INTERRUPTED and owns_process:
         _exit_now(status)
     return status

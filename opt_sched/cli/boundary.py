@@ -189,6 +189,11 @@ def _warnings_as_lines() -> Iterator[None]:
         warnings.showwarning = previous
 
 
+def _one_line(err: BaseException) -> str:
+    """The message on one line (a multi-line message is joined by '; ')."""
+    return "; ".join(part.strip() for part in str(err).splitlines() if part.strip())
+
+
 def _bug_line(err: BaseException) -> str:
     where = ""
     frames = traceback.extract_tb(err.__traceback__)
@@ -228,10 +233,10 @@ def run_command(command: Callable[[Any], int], args: Any, *,
         _report_interrupt()
         return EXIT_INTERRUPTED
     except InternalError as err:
-        _say(f"{PROG}: internal error (a bug, please report): {err}")
+        _say(f"{PROG}: internal error (a bug, please report): {_one_line(err)}")
         return EXIT_BUG
     except UserError as err:
-        _say(f"{PROG}: error: {err}")
+        _say(f"{PROG}: error: {_one_line(err)}")
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         _quiet_broken_stdout()
