@@ -25,32 +25,67 @@ from functools import cached_property
 import numpy as np
 
 from .errors import InstanceError
+from .limits import (
+    MAX_COUNT,
+    MAX_ITERATIONS,
+    MAX_PARTITIONS,
+    MAX_VALUE,
+    MIN_BANDWIDTH,
+    MIN_NORMAL,
+)
 
 __all__ = ["Instance", "Job", "Partition", "Platform", "topological_order"]
 
 
+def _shown(value: object) -> str:
+    """``repr(value)``, shortened for absurd inputs (a 400-digit integer)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:12]}...({len(text)} characters)"
+
+
 def _check_number(where: str, name: str, value: object, *, low: float = 0.0,
-                  strict: bool = False) -> float:
-    """Return ``value`` as a float, or raise naming ``where`` and ``name``."""
+                  strict: bool = False, high: float = MAX_VALUE,
+                  smallest: float = MIN_NORMAL) -> float:
+    """Return ``value`` as a float, or raise naming ``where`` and ``name``.
+
+    Accepted: a finite number with ``low <= value`` (``<`` if ``strict``),
+    ``value <= high``, and ``value == 0`` or ``|value| >= smallest`` (by
+    default: no subnormal number); the limits are in :mod:`opt_sched.limits`.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InstanceError(f"{where}: {name}={value!r} is not a number")
-    number = float(value)
+        raise InstanceError(f"{where}: {name}={_shown(value)} is not a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InstanceError(f"{where}: {name}={_shown(value)} exceeds the limit "
+                            f"{high:g}") from None
     if math.isnan(number) or math.isinf(number):
         raise InstanceError(f"{where}: {name}={value!r} is not finite")
     if number < low or (strict and number == low):
         relation = ">" if strict else ">="
         raise InstanceError(f"{where}: {name}={value!r} must be {relation} {low:g}")
+    if number > high:
+        raise InstanceError(f"{where}: {name}={_shown(value)} exceeds the limit "
+                            f"{high:g}")
+    if number != 0 and abs(number) < smallest:
+        raise InstanceError(f"{where}: {name}={value!r} is below the limit "
+                            f"{smallest:g} (the smallest non-zero value allowed)")
     return number
 
 
-def _check_int(where: str, name: str, value: object, *, low: int = 0) -> int:
+def _check_int(where: str, name: str, value: object, *, low: int = 0,
+               high: int = MAX_COUNT) -> int:
+    """Return ``value`` as an int in ``[low, high]``, or raise naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InstanceError(f"{where}: {name}={value!r} is not an integer")
+        raise InstanceError(f"{where}: {name}={_shown(value)} is not an integer")
     if isinstance(value, float) and not value.is_integer():
         raise InstanceError(f"{where}: {name}={value!r} is not an integer")
     number = int(value)
     if number < low:
-        raise InstanceError(f"{where}: {name}={value!r} must be >= {low}")
+        raise InstanceError(f"{where}: {name}={_shown(value)} must be >= {low}")
+    if number > high:
+        raise InstanceError(f"{where}: {name}={_shown(value)} exceeds the limit "
+                            f"{high:,}")
     return number
 
 
@@ -69,7 +104,8 @@ class Partition:
         object.__setattr__(self, "nodes",
                            _check_int("platform", "nodes", self.nodes, low=1))
         object.__setattr__(self, "bandwidth", _check_number(
-            "platform", "bandwidth", self.bandwidth, strict=True))
+            "platform", "bandwidth", self.bandwidth, strict=True,
+            smallest=MIN_BANDWIDTH))
 
 
 @dataclass(frozen=True)
@@ -100,7 +136,8 @@ class Platform:
     def homogeneous(cls, partitions: int = 1, nodes: int = 2048,
                     bandwidth: float = 1.0) -> Platform:
         """``partitions`` identical partitions of ``nodes`` and ``bandwidth``."""
-        count = _check_int("platform", "partitions", partitions, low=1)
+        count = _check_int("platform", "partitions", partitions, low=1,
+                           high=MAX_PARTITIONS)
         return cls(tuple(Partition(nodes, bandwidth) for _ in range(count)))
 
     @property
@@ -249,11 +286,15 @@ class Job:
     def periodic(cls, id: str, nodes: int, compute: float, io_volume: float,
                  iterations: int = 1, **kwargs: object) -> Job:
         """A job of ``iterations`` identical (compute, I/O) iterations."""
-        count = _check_int(f"job {id!r}", "iterations", iterations, low=1)
+        count = _check_int(f"job {id!r}", "iterations", iterations, low=1,
+                           high=MAX_ITERATIONS)
         return cls(id, nodes, (compute,) * count, (io_volume,) * count, **kwargs)
 
 
 def _check_phase_values(where: str, name: str, values: tuple) -> tuple[float, ...]:
+    if len(values) > MAX_ITERATIONS:
+        raise InstanceError(f"{where}: iterations={len(values):,} exceeds the limit "
+                            f"{MAX_ITERATIONS:,}")
     out = []
     for index, value in enumerate(values):
         out.append(_check_number(where, f"{name}[{index}]", value))

@@ -1,0 +1,34 @@
+"""``opt-sched validate``: check a schedule against the rules of SPEC §3."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..arguments import positive_float
+from ..exit_codes import EXIT_INFEASIBLE, EXIT_OK
+from ..output import print_json
+
+NAME = "validate"
+HELP = ("check a schedule against SPEC §3 rules 1-6 (exit 1 and every "
+        "violation if it is infeasible)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("instance")
+    parser.add_argument("schedule")
+    parser.add_argument("--tolerance", type=positive_float, default=1e-9,
+                        help="relative tolerance (default 1e-9)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...io import read_instance, read_schedule
+    from ...validation import validate
+
+    instance = read_instance(args.instance)
+    schedule = read_schedule(args.schedule)
+    report = validate(instance, schedule, rel_tol=args.tolerance)
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print(report)
+    return EXIT_OK if report.feasible else EXIT_INFEASIBLE
