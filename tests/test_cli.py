@@ -200,10 +200,8 @@ def test_gap_on_the_instances_glob():
 
 
 # -- fixed on the 'registry' branch (heuristics declare what they support) ---------
-_REGISTRY = "fixed by registry branch"
 
 
-@pytest.mark.xfail(strict=False, reason=_REGISTRY)
 def test_compare_on_a_planning_instance_skips_what_does_not_apply():
     done = run_cli("compare", str(INSTANCES / "planning4.json"), "--plain")
     assert done.returncode == 0, done.stderr
@@ -215,7 +213,6 @@ NO_IO = {"name": "noio", "platform": {"partitions": 1, "nodes": 4},
                   {"id": "b", "nodes": 2, "compute": 5}]}
 
 
-@pytest.mark.xfail(strict=False, reason=_REGISTRY)
 @pytest.mark.parametrize("command", [["compare"], ["gap", "--time-limit", "5"]])
 def test_an_instance_without_io_is_not_an_error(command, tmp_path):
     path = tmp_path / "noio.json"
