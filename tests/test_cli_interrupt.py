@@ -247,33 +247,3 @@ def test_ctrl_c_during_a_cpsat_solve_keeps_the_finished_rows(tmp_path):
     assert set(rows["instance"]) == {"tiny2", "tiny5"}
     assert (rows["method"] == "cpsat").sum() == 2
     assert [p.name for p in tmp_path.iterdir()] == ["rows.csv"]
-
-
-def test_gap_uses_what_the_library_offers(tmp_path):
-    """The library writes the rows itself (``out``), or hands each one over
-    (``on_row``); ``--processes`` needs a library that runs instances in
-    parallel."""
-    import argparse
-
-    from opt_sched.cli.commands.gap import library_options
-    from opt_sched.errors import OptionError
-
-    args = argparse.Namespace(out=tmp_path / "g.csv", processes=1)
-    rows = RowFile(args.out)
-
-    def writes(instances, *, out=None, workers=1):
-        pass
-
-    def hands_over(instances, *, on_row=None):
-        pass
-
-    def neither(instances, *, progress=True):
-        pass
-
-    assert library_options(writes, args, rows) == {"out": args.out, "workers": 1}
-    assert library_options(hands_over, args, rows) == {"on_row": rows.add}
-    assert library_options(neither, args, rows) == {}
-    args.processes = 3
-    assert library_options(writes, args, rows)["workers"] == 3
-    with pytest.raises(OptionError, match="--processes=3"):
-        library_options(neither, args, rows)

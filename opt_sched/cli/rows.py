@@ -18,15 +18,14 @@ one line on Ctrl-C::
 from __future__ import annotations
 
 import csv
-import inspect
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .output import write_records
 
-__all__ = ["RowFile", "forget_all", "kept_summary", "streaming_options"]
+__all__ = ["RowFile", "forget_all", "kept_summary"]
 
 _OPEN: list[RowFile] = []
 _OPEN_LOCK = threading.Lock()
@@ -103,15 +102,3 @@ def kept_summary() -> str:
     """What the open row files kept, ``''`` if there is none."""
     with _OPEN_LOCK:
         return "; ".join(f.summary() for f in _OPEN)
-
-
-def streaming_options(function: Callable[..., Any], sink: RowFile
-                      ) -> dict[str, Any]:
-    """``{"on_row": sink.add}`` if ``function`` reports each row as it
-    finishes through an ``on_row`` callback, else ``{}`` (the rows then come
-    all at once at the end, and an interruption keeps none)."""
-    try:
-        parameters = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return {}
-    return {"on_row": sink.add} if "on_row" in parameters else {}

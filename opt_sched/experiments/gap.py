@@ -38,7 +38,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -199,7 +199,8 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
               methods: str | Sequence[str] | None = None, time_limit: float = 10.0,
               solver: str = "cpsat", objective: str = "makespan",
               num_workers: int = 2, seed: int = 0, workers: int = 1,
-              out: str | os.PathLike | None = None, progress: bool = True
+              out: str | os.PathLike | None = None, progress: bool = True,
+              on_row: Callable[[dict[str, object]], None] | None = None
               ) -> pd.DataFrame:
     """One row per instance x method (the exact solver included).
 
@@ -227,6 +228,9 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         module docstring), then in the final order.
     progress
         Progress and skipped methods on stderr.
+    on_row
+        Called with every finished row, as soon as its instance is done (the
+        command line keeps them for its Ctrl-C line).
 
     Returns
     -------
@@ -279,6 +283,9 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         finished[position] = rows
         if sink is not None:
             sink.add(rows)
+        if on_row is not None:
+            for row in rows:
+                on_row(row)
         head = rows[0]
         value = "-" if head["value"] is None else f"{head['value']:.6g}"
         _say(progress, f"[{len(finished)}/{len(tasks)}] {head['instance']}: "

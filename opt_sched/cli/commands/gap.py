@@ -1,19 +1,15 @@
 """``opt-sched gap``: heuristics against proven bounds on many instances.
 
-Every finished row is kept in ``--out`` as soon as it is finished, so that
-Ctrl-C loses none: either the library writes the file itself (it is given
-the path) or it reports each row to the command, which rewrites the file
-atomically (:mod:`..rows`). The interrupt line counts the whole rows in the
-file.
+Every finished row is kept in ``--out`` as soon as it is finished (the
+library rewrites the file atomically after each instance), so that Ctrl-C
+loses none; the interrupt line counts the whole rows in the file
+(:mod:`..rows`).
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
-from typing import Any
 
-from ...errors import OptionError
 from ..arguments import (
     add_table_options,
     output_path,
@@ -54,45 +50,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_options(parser)
 
 
-def library_options(gap_table: Any, args: argparse.Namespace, rows: RowFile
-                    ) -> dict[str, Any]:
-    """How ``gap_table`` keeps rows as they finish and runs in parallel.
-
-    ``out``: it writes the file itself; ``on_row``: it hands each row to
-    :meth:`RowFile.add`; neither: the rows come at the end (Ctrl-C keeps
-    none). ``workers``: instances on that many processes.
-    """
-    parameters = inspect.signature(gap_table).parameters
-    options: dict[str, Any] = {}
-    if args.out is not None and "out" in parameters:
-        options["out"] = args.out
-    elif "on_row" in parameters:
-        options["on_row"] = rows.add
-    if "workers" in parameters:
-        options["workers"] = args.processes
-    elif args.processes != 1:
-        raise OptionError(f"--processes={args.processes}: this version of "
-                          "gap_table solves one instance at a time")
-    return options
-
-
 def run(args: argparse.Namespace) -> int:
     from ...experiments.gap import gap_table
 
     with RowFile(args.out) as rows:
-        options = library_options(gap_table, args, rows)
+        # gap_table checks every input first, then hands over each finished
+        # row as it goes; the RowFile rewrites --out atomically: Ctrl-C
+        # loses none
         try:
             table = gap_table(args.instances, methods=args.methods,
                               time_limit=args.time_limit, solver=args.solver,
                               objective=args.objective, seed=args.seed,
                               num_workers=args.workers, progress=not args.quiet,
-                              **options)
+                              on_row=rows.add, workers=args.processes)
         except KeyboardInterrupt:
             if rows.path is None and rows.rows and not args.json:
                 show_rows(rows.rows, args, title="finished before the interruption")
             raise
         records = table.to_dict(orient="records")
-        if args.out and "out" not in options:
+        if args.out:
             rows.replace(records)
     show_rows(records, args)
     if args.out and not args.json:
