@@ -32,6 +32,8 @@ COMMANDS: tuple[str, ...] = (
     "compare",
     "solve",
     "gap",
+    "replay",
+    "plot",
 )
 
 
