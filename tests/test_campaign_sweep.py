@@ -26,8 +26,8 @@ SMALL = """
 name = "small"
 [[groups]]
 name = "g"
-instances = [{{ generator = "ics2020", alpha_gen = {alphas}, seed = {seeds},
-                n_jobs = 4 }}]
+instances = [{{ generator = "ics2020", alpha_gen = {alphas}, seed = {seeds}, \
+n_jobs = 4 }}]
 methods = ["first-fit+lpt/fifo", "make-pack(S=1)+lpt/fifo"]
 metrics = ["lower_bound"]
 """
@@ -216,3 +216,54 @@ def test_ics2020_report_equals_the_old_process_pool(tmp_path):
         new = tmp_path / "out" / f"{name}.csv"
         assert path.read_bytes() == new.read_bytes(), name
     assert (tmp_path / "out" / "fig15_io_nodes.png").stat().st_size > 0
+
+
+def test_pivots_and_figures_the_spec_asks_for(tmp_path):
+    text = SMALL.format(alphas="[1.0, 6.0]", seeds="[0, 1]") + """
+[outputs]
+tables = ["tasks", "failures"]
+
+[[outputs.pivots]]
+name = "geo"
+index = ["method"]
+columns = ["alpha_gen"]
+values = "makespan"
+agg = "geomean"
+
+[[outputs.figures]]
+name = "makespan"
+x = "alpha_gen"
+y = "makespan"
+"""
+    result = run_local(write_spec(tmp_path / "s.toml", text), tmp_path / "out")
+    assert result.ok == 8
+    out = tmp_path / "out"
+    assert not (out / "methods.csv").exists()  # not asked for
+    assert (out / "makespan.png").read_bytes()[:4] == b"\x89PNG"
+    tasks = pd.read_csv(out / "tasks.csv")
+    geo = pd.read_csv(out / "geo.csv").set_index("method")
+    for method in ("first-fit+lpt/fifo", "make-pack(S=1)+lpt/fifo"):
+        for alpha in (1.0, 6.0):
+            values = tasks[(tasks["method"] == method)
+                           & (tasks["alpha_gen"] == alpha)]["makespan"].tolist()
+            assert len(values) == 2  # two workload seeds
+            by_hand = (values[0] * values[1]) ** 0.5  # geometric mean of two
+            assert geo.loc[method, str(alpha)] == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_progress_counts_and_eta():
+    import io
+
+    from opt_sched.campaign.progress import Progress
+
+    stream = io.StringIO()
+    with Progress("demo", 4, stream=stream, fancy=False, every=0.0) as bar:
+        bar.advance(1, 1)
+        assert (bar.done, bar.ok, bar.failed) == (2, 1, 1)
+        assert bar.eta() is not None and bar.eta() >= 0
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("sweep demo: 2/4 tasks, 1 ok, 1 failed")
+    fancy = io.StringIO()
+    with Progress("demo", 2, stream=fancy, fancy=True) as bar:
+        bar.advance(2, 0)
+    assert "2/2" in fancy.getvalue() and "0 failed" in fancy.getvalue()

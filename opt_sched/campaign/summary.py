@@ -82,7 +82,13 @@ def tasks_table(spec: Spec, rows: Mapping[str, Mapping[str, Any]]) -> pd.DataFra
         rec["key"] = task.key
         records.append(rec)
     columns = [*_FIRST, *params, *_AFTER_PARAMS, *metric_names, "key"]
-    return pd.DataFrame.from_records(records, columns=columns)
+    table = pd.DataFrame.from_records(records, columns=columns)
+    for name in params:  # integer parameters stay integers beside empty cells
+        values = [dict(t.source.params).get(name) for t in spec.tasks]
+        values = [v for v in values if v is not None]
+        if values and all(type(v) is int for v in values):
+            table[name] = table[name].astype("Int64")
+    return table
 
 
 def methods_table(tasks: pd.DataFrame) -> pd.DataFrame:
