@@ -1,8 +1,8 @@
 """``opt-sched sweep SPEC.toml --out DIR [...]``: the command of a campaign.
 
-The CLI registry calls :func:`add_arguments` on the ``sweep`` subparser and
-:func:`run` with the parsed arguments; ``python -m opt_sched.campaign``
-does the same on its own (:func:`main`).
+This module has what a command of the CLI registry has (``NAME``,
+``HELP``, :func:`add_arguments`, :func:`run`); ``python -m
+opt_sched.campaign`` runs it on its own (:func:`main`).
 
 Exit status: 0 every task of the spec succeeded; 1 the sweep finished but
 some tasks failed (``failures.csv`` and the summary list them); 2 bad
@@ -13,6 +13,7 @@ without ``--resume``); 3 an internal error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -21,8 +22,9 @@ from typing import Any
 
 from ..errors import InternalError, OptionError, UserError
 
-__all__ = ["add_arguments", "main", "run"]
+__all__ = ["HELP", "NAME", "add_arguments", "main", "run"]
 
+NAME = "sweep"
 HELP = "run a campaign spec (TOML): resumable, local or on a Dask/Slurm cluster"
 
 
@@ -59,8 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --resume, run the failed tasks again")
     parser.add_argument("--chunk-size", type=_workers, default=16, metavar="K",
                         help="at most K tasks of one instance per chunk (default 16)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the summary as JSON on stdout")
+    # the CLI registry adds --json to every command itself
+    with contextlib.suppress(argparse.ArgumentError):
+        parser.add_argument("--json", action="store_true",
+                            help="print the summary as JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
