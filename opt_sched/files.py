@@ -32,12 +32,14 @@ import secrets
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from .errors import OutputError
 
 __all__ = [
     "atomic_path",
     "atomic_write_bytes",
+    "atomic_write_csv",
     "atomic_write_text",
     "check_writable",
     "pending_temporaries",
@@ -254,3 +256,9 @@ def pending_temporaries() -> list[Path]:
     """The temporary files being written now (for an emergency clean-up)."""
     with _PENDING_LOCK:
         return sorted(_PENDING)
+
+
+def atomic_write_csv(table: Any, path: str | os.PathLike[str]) -> Path:
+    """A pandas ``table`` as CSV (no index), atomically; returns the path."""
+    atomic_write_text(path, table.to_csv(index=False))
+    return Path(path)

@@ -34,6 +34,7 @@ COMMANDS: tuple[str, ...] = (
     "gap",
     "replay",
     "plot",
+    "sweep",
 )
 
 
