@@ -27,6 +27,7 @@ from ..instance import Instance
 from ..simulation.policies import PhaseTable, Policy, get_policy
 from . import exclusive_kernel as ek
 from .base import JobPhases
+from .stepping import take_pending
 
 __all__ = ["Exclusive"]
 
@@ -123,9 +124,7 @@ class Exclusive:
 
     def _flush(self, now: float) -> None:
         if self._pending:
-            jobs = np.fromiter((j for j, _ in self._pending), np.int64)
-            parts = np.fromiter((k for _, k in self._pending), np.int64)
-            self._pending.clear()
+            jobs, parts = take_pending(self._pending)
             s = self._s
             d_by, key_by, done_by = self._tables
             ek.start_jobs(jobs, parts, now, self._n, s["ph_off"], s["part"],
