@@ -77,8 +77,9 @@ def hyper_erlang(mean: float, cv: float, order: int = 1) -> HyperErlang:
     if isinstance(order, bool) or int(order) != order or order < 1:
         raise OptionError(f"order={order!r} must be an integer >= 1")
     if not cv * cv >= 1.0 / order - 1e-12:
-        raise OptionError(f"cv={cv!r} is below 1/sqrt(order)={1 / math.sqrt(order):.3g}: "
-                          f"no hyper-Erlang of order {order} has it")
+        floor = 1 / math.sqrt(order)
+        raise OptionError(f"cv={cv!r} is below 1/sqrt(order)={floor:.3g}: no "
+                          f"hyper-Erlang of order {order} has it")
     product = (1.0 + 1.0 / order) / (4.0 * (1.0 + cv * cv))
     p1 = (1.0 + math.sqrt(max(0.0, 1.0 - 4.0 * product))) / 2.0
     p2 = 1.0 - p1

@@ -8,6 +8,7 @@ replaces this module at merge.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -42,8 +43,6 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     except OSError as err:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise OutputError(f"{target}: cannot write ({err.strerror})") from None

@@ -94,7 +94,8 @@ def mean_size(nodes: int = 320) -> float:
     ranges = _ranges(nodes)
     weights = np.array(SIZE_WEIGHTS[:len(ranges)])
     weights = weights / weights.sum()
-    means = [TOP_OF_RANGE * hi + (1 - TOP_OF_RANGE) * (lo + hi) / 2 for lo, hi in ranges]
+    means = [TOP_OF_RANGE * hi + (1 - TOP_OF_RANGE) * (lo + hi) / 2
+             for lo, hi in ranges]
     return float(np.dot(weights, means))
 
 

@@ -128,8 +128,9 @@ class GangRecord:
                 set_(self, "file_nodes", tuple(tuple(int(c) for c in f)
                                                for f in self.file_nodes))
         except (TypeError, ValueError):
-            raise ScheduleFormatError("gang schedule: placements and file_nodes "
-                                      "must be lists of lists of node numbers") from None
+            raise ScheduleFormatError(
+                "gang schedule: placements and file_nodes must be lists of lists "
+                "of node numbers") from None
         slices = len(self.slice_row)
         for name in ("slice_start", "slice_end"):
             if len(getattr(self, name)) != slices:

@@ -16,18 +16,16 @@ matrix (:mod:`opt_sched.gang.matrix`) in the seed's phases:
 
 They differ in Schedule, FillMatrix and MigrateMatrix:
 
-========================  ==============================================  ==========================
-scheduler                 Schedule (for the head of the queue)            FillMatrix order
-========================  ==============================================  ==========================
-``gs``                    best-fit row with ``n`` free columns; the       all jobs, start order
-                          columns free in the most rows (§3.2)
-``iogs``                  best-fit row where all file nodes are free;     all jobs, start order
-                          the file nodes (§3.3)
-``adaptive-iogs``         as IOGS if such a row exists, else as GS        local jobs, then remote
-                          (§3.5)                                          jobs, each FCFS
-``migrate-iogs``          as Adaptive-IOGS, plus MigrateMatrix with a     as Adaptive-IOGS
-                          budget of ``Q`` moved tasks per event (§3.6)
-========================  ==============================================  ==========================
+- ``gs`` (§3.2): Schedule takes the best-fit row with ``n`` free columns,
+  and there the columns free in the most rows; FillMatrix goes over all
+  jobs in start order.
+- ``iogs`` (§3.3): Schedule takes the best-fit row where all the job's file
+  nodes are free, and the file nodes; FillMatrix as GS.
+- ``adaptive-iogs`` (§3.5): Schedule as IOGS when such a row exists, else
+  as GS; FillMatrix goes over the local jobs, then the remote jobs, each in
+  FCFS order.
+- ``migrate-iogs`` (§3.6): Adaptive-IOGS plus MigrateMatrix with a budget
+  of ``Q`` moved tasks per event.
 
 The migration budget is per scheduling event; events happen only at slice
 boundaries (the simulator defers them), so it is also per time slice, as

@@ -242,11 +242,13 @@ def validate_gang(workload: GangWorkload | Mapping[str, Any],
         uniq, cnt = np.unique(key, return_counts=True)
         for u in uniq[cnt > 1].tolist():
             k, s = divmod(int(u), max(1, len(sa)))
-            out.add(3, f"job {ids[k]!r} runs twice in slice {s}", (ids[k],), (s,), sa[s])
+            out.add(3, f"job {ids[k]!r} runs twice in slice {s}", (ids[k],), (s,),
+                    sa[s])
 
     # -- rule 2 node-exclusive -------------------------------------------------------
     length = sb - sa
-    for s in np.flatnonzero(~(length >= -eps) | ~(length <= rec.quantum + eps)).tolist():
+    too_long = ~(length >= -eps) | ~(length <= rec.quantum + eps)
+    for s in np.flatnonzero(too_long).tolist():
         out.add(2, f"slice {s} [{_t(sa[s])}, {_t(sb[s])}) lasts {_t(length[s])} s, not "
                    f"within 0..{_t(rec.quantum)} (one quantum)", (), (s,), sa[s])
     for s in np.flatnonzero((srow < 0) | (srow >= rec.mpl)).tolist():
@@ -297,8 +299,9 @@ def validate_gang(workload: GangWorkload | Mapping[str, Any],
     if files_rec is not None and len(rj):
         local_of = [[set(p) == set(files_rec[k]) for p in ps]
                     for k, ps in enumerate(rec.placements)]
-        true_local = np.array([local_of[k][p] if ok_p else False for k, p, ok_p
-                               in zip(rj.tolist(), rp.tolist(), valid_p.tolist())], bool)
+        true_local = np.array(
+            [local_of[k][p] if ok_p else False
+             for k, p, ok_p in zip(rj.tolist(), rp.tolist(), valid_p.tolist())], bool)
         wrong = np.flatnonzero(valid_p & ok_run & (true_local != rec.run_local))
         for r in wrong.tolist():
             k, s = int(rj[r]), int(rs[r])

@@ -68,7 +68,8 @@ def _frozen(values: object, dtype: type, where: str) -> np.ndarray:
     try:
         array = np.array(values, dtype=dtype)
     except (TypeError, ValueError):
-        raise InstanceError(f"gang workload: {where} is not a list of numbers") from None
+        raise InstanceError(f"gang workload: {where} is not a list of "
+                            f"numbers") from None
     if array.ndim != 1:
         raise InstanceError(f"gang workload: {where} must be a flat list")
     array.setflags(write=False)
@@ -98,8 +99,8 @@ class GangWorkload:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        if isinstance(self.nodes, bool) or not isinstance(self.nodes, (int, np.integer)) \
-                or self.nodes < 1:
+        if (isinstance(self.nodes, bool)
+                or not isinstance(self.nodes, (int, np.integer)) or self.nodes < 1):
             raise InstanceError(f"gang workload: nodes={self.nodes!r} must be an "
                                 f"integer >= 1")
         set_(self, "nodes", int(self.nodes))
