@@ -61,28 +61,46 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ["Migration", "OusterhoutMatrix", "lowest_columns", "mask_columns"]
+import numpy as np
+
+__all__ = ["Migration", "OusterhoutMatrix", "columns_to_mask", "lowest_columns",
+           "mask_columns"]
 
 
 def mask_columns(mask: int) -> list[int]:
     """The node numbers set in ``mask``, increasing."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    if mask.bit_count() <= 8:
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+    raw = np.frombuffer(mask.to_bytes((mask.bit_length() + 7) // 8, "little"),
+                        np.uint8)
+    return np.flatnonzero(np.unpackbits(raw, bitorder="little")).tolist()
+
+
+def columns_to_mask(columns: Sequence[int], nodes: int) -> int:
+    """The bit mask of node numbers ``columns`` (all below ``nodes``)."""
+    if len(columns) <= 8:
+        mask = 0
+        for c in columns:
+            mask |= 1 << c
+        return mask
+    bits = np.zeros(nodes, np.uint8)
+    bits[np.asarray(columns, np.int64)] = 1
+    return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
 
 
 def lowest_columns(mask: int, count: int) -> int:
     """The ``count`` lowest set bits of ``mask`` (fewer if it has fewer)."""
-    out = 0
-    while count and mask:
-        low = mask & -mask
-        out |= low
-        mask ^= low
-        count -= 1
-    return out
+    if count >= mask.bit_count():
+        return mask
+    rest = mask
+    for _ in range(count):
+        rest &= rest - 1
+    return mask ^ rest
 
 
 class Migration(tuple):

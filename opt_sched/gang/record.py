@@ -122,10 +122,10 @@ class GangRecord:
             raise ScheduleFormatError(f"gang schedule: placements has "
                                       f"{len(self.placements)} entries for {n} jobs")
         try:
-            set_(self, "placements", tuple(tuple(tuple(int(c) for c in p) for p in ps)
+            set_(self, "placements", tuple(tuple(tuple(map(int, p)) for p in ps)
                                            for ps in self.placements))
             if self.file_nodes is not None:
-                set_(self, "file_nodes", tuple(tuple(int(c) for c in f)
+                set_(self, "file_nodes", tuple(tuple(map(int, f))
                                                for f in self.file_nodes))
         except (TypeError, ValueError):
             raise ScheduleFormatError(

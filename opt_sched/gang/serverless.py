@@ -35,8 +35,11 @@ owns both time and execution and records each slice (:mod:`.record`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from .matrix import columns_to_mask
 from .workload import GangWorkload
 
 __all__ = ["EXECUTION", "Serverless", "columns_mask"]
@@ -45,12 +48,9 @@ EXECUTION = "serverless-gang"
 """The name a gang schedule records as its execution model."""
 
 
-def columns_mask(columns: object) -> int:
+def columns_mask(columns: Sequence[int], nodes: int) -> int:
     """The bit mask of a set of node numbers (bit ``c`` set for node ``c``)."""
-    mask = 0
-    for c in columns:  # type: ignore[attr-defined]
-        mask |= 1 << int(c)
-    return mask
+    return columns_to_mask(columns, nodes)
 
 
 class Serverless:
@@ -69,7 +69,9 @@ class Serverless:
         self.remote_time = workload.remote_time
         speed = workload.all_local_time / workload.remote_time
         self.remote_speed: list[float] = speed.tolist()
-        self.file_masks: list[int] = [columns_mask(f) for f in workload.file_nodes]
+        nodes = workload.nodes
+        self.file_masks: list[int] = [columns_to_mask(f, nodes)
+                                      for f in workload.file_nodes]
 
     def speed(self, job: int, local: bool) -> float:
         """All-local seconds of work done per second of slice."""

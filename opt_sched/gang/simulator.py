@@ -51,7 +51,7 @@ from collections import deque
 import numpy as np
 
 from ..errors import InternalError, OptionError
-from .matrix import OusterhoutMatrix, mask_columns
+from .matrix import OusterhoutMatrix, columns_to_mask, mask_columns
 from .placement import place_files
 from .record import GangRecord
 from .schedulers import GangScheduler, get_gang_scheduler
@@ -248,7 +248,8 @@ def _record(workload: GangWorkload, sched: GangScheduler, mpl: int, T: float,
             idx = by_job[first[j]:first[j + 1]]
             run_place[idx] = np.searchsorted(np.asarray(at), run_slice[idx],
                                              side="right")
-    first_local = np.array([bool(p) and _mask(p[0]) == m
+    nodes = workload.nodes
+    first_local = np.array([bool(p) and columns_to_mask(p[0], nodes) == m
                             for p, m in zip(placements, file_masks)], bool)
     run_local = np.where(run_place > 0, True, first_local[internal]) if total \
         else np.zeros(0, bool)
@@ -269,9 +270,3 @@ def _record(workload: GangWorkload, sched: GangScheduler, mpl: int, T: float,
                 "t_remote": workload.t_remote, "workload": workload.name,
                 **sched.options()})
 
-
-def _mask(columns: tuple[int, ...]) -> int:
-    mask = 0
-    for c in columns:
-        mask |= 1 << c
-    return mask
