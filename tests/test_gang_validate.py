@@ -200,7 +200,7 @@ def test_schedule_round_trip(fig7):
 
 
 def test_malformed_inputs(fig7):
-    workload, record = fig7
+    _workload, record = fig7
     with pytest.raises(ScheduleFormatError, match="format"):
         GangRecord.from_dict({"format": "nope"})
     with pytest.raises(ScheduleFormatError, match="run_slice"):
