@@ -132,13 +132,13 @@ class GangWorkload:
             if len(bad):
                 i = int(bad[0])
                 raise InstanceError(f"gang workload: job {ids[i]!r}: {where}="
-                                    f"{arr[i]!r} must be a finite number >= 0")
+                                    f"{float(arr[i]):g} must be a finite number >= 0")
         for where, arr in (("size", size), ("blocks", blocks)):
             bad = np.flatnonzero(arr != np.round(arr))
             if len(bad):
                 i = int(bad[0])
                 raise InstanceError(f"gang workload: job {ids[i]!r}: {where}="
-                                    f"{arr[i]!r} is not an integer")
+                                    f"{float(arr[i]):g} is not an integer")
         size = _frozen(size, np.int64, "size")
         blocks = _frozen(blocks, np.int64, "blocks")
         set_(self, "size", size)
