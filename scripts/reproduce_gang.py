@@ -43,7 +43,6 @@ from opt_sched.gang.experiments import (
     run_point,
     run_trace_point,
 )
-from opt_sched.gang.metrics import improvement
 
 PLACEMENTS = ("random", "contiguous")
 CLASSES = (0.5, 0.33, 0.1)
@@ -217,25 +216,30 @@ def report(rows: list[dict[str, Any]]) -> str:
                              f"{fmt(row['mean_wait'])} | {row['local_jobs_at_end']} | "
                              f"{fmt(row['matrix_utilisation'])} | "
                              f"{fmt(row['offered_load'])} |")
-    lines.append("\n#### Improvements (other / best - 1) on mean slowdown\n")
-    lines.append("| placement | r | t_e | IOGS over GS | Migrate over runner-up "
-                 "(who) | GS over Adaptive |")
-    lines.append("|---|---|---|---|---|---|")
+    lines.append("\n#### Ratios of means (> 1: the second scheduler is better)\n")
+    lines.append("| placement | r | t_e | slowdown GS / IOGS | runner-up | slowdown "
+                 "runner-up / Migrate | wait runner-up / Migrate | response "
+                 "runner-up / Migrate | slowdown Adaptive / GS |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
     for placement in PLACEMENTS:
-        for r in CLASSES:
-            for te in (*LOADS, *TEXT_LOADS):
+        for r in (*CLASSES, "mixed"):
+            for te in sorted({*LOADS, *TEXT_LOADS}):
                 rows_ = {s: get("grid", placement, r, te, s) for s in SCHEDULERS}
                 if not all(rows_.values()):
                     continue
                 sd = {s: rows_[s]["mean_slowdown"] for s in SCHEDULERS}
                 others = {s: v for s, v in sd.items() if s != "migrate-iogs"}
                 runner = min(others, key=others.get)
-                migrate = improvement(sd["migrate-iogs"], others[runner])
+                mig = rows_["migrate-iogs"]
+
+                def ratio(name: str, row=rows_[runner], mig=mig) -> str:
+                    return f"{row[name] / mig[name]:.2f}"
+
                 lines.append(
-                    f"| {placement} | {r} | {te:g} | "
-                    f"{improvement(sd['iogs'], sd['gs']):+.0%} | "
-                    f"{migrate:+.0%} ({runner}) | "
-                    f"{improvement(sd['gs'], sd['adaptive-iogs']):+.0%} |")
+                    f"| {placement} | {r} | {te:g} | {sd['gs'] / sd['iogs']:.2f} | "
+                    f"{runner} | {ratio('mean_slowdown')} | {ratio('mean_wait')} | "
+                    f"{ratio('mean_response')} | "
+                    f"{sd['adaptive-iogs'] / sd['gs']:.2f} |")
     return "\n".join(lines)
 
 
