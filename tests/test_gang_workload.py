@@ -14,7 +14,7 @@ from opt_sched.errors import InstanceError, OptionError, TraceError
 from opt_sched.gang.distributions import hyper_erlang
 from opt_sched.gang.jann import jann_workload, mean_size
 from opt_sched.gang.placement import place_files
-from opt_sched.gang.swf import read_swf, swf_workload
+from opt_sched.gang.swf import swf_workload
 from opt_sched.gang.workload import (
     GangWorkload,
     is_gang_workload_file,
@@ -155,23 +155,25 @@ SWF_TEXT = """; MaxNodes: 8
 """
 
 
-def test_swf_reader(tmp_path):
+def test_swf_workload(tmp_path):
+    """Read by the trace reader: job 2 has no run time, job 4 (9 > 8 nodes)
+    is wider than the machine (both counted skips); job 3 takes its size
+    from field 8; arrivals start at 0."""
     path = tmp_path / "t.swf.gz"
     with gzip.open(path, "wt") as handle:
         handle.write(SWF_TEXT)
-    data = read_swf(path)
-    # job 2 has no run time; job 3 takes its size from field 8
-    assert data["ids"] == ["1", "3", "4"] and data["nodes"] == 8
-    assert data["size"].tolist() == [4, 3, 9]
-    assert data["skipped"]["runtime<=0"] == 1
     w = swf_workload(path, seed=0)
-    # job 4 (9 > 8 nodes) is skipped; arrivals start at 0
+    assert w.nodes == 8 and w.size.tolist() == [4, 3]
     assert w.ids == ("1", "3") and w.arrival.tolist() == [0, 20]
     assert w.all_local_time.tolist() == pytest.approx([100, 50], abs=0.03)
-    assert w.meta["skipped"]["size>8"] == 1
+    assert w.meta["skipped"]["run_time_unknown"] == 1
+    assert w.meta["skipped"]["wider_than_machine"] == 1
+    # a smaller machine leaves wider jobs out, counted
+    small = swf_workload(path, seed=0, nodes=3)
+    assert small.ids == ("3",) and small.meta["skipped"]["size>3"] == 1
     (tmp_path / "bad.swf").write_text("1 2 3\n")
-    with pytest.raises(TraceError, match=r"bad\.swf:1"):
-        read_swf(tmp_path / "bad.swf")
+    with pytest.raises(TraceError, match="line 1"):
+        swf_workload(tmp_path / "bad.swf")
 
 
 def test_kth_trace():

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from ..errors import InternalError, UserError
-from .files import atomic_write_text
+from ..files import atomic_write_text
 
 __all__ = [
     "add_arguments",
@@ -165,7 +165,7 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
                              "random)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the file-node placement (default 0)")
-    parser.add_argument("--out", required=True, help="per-job CSV to write")
+    parser.add_argument("--out", default=None, help="per-job CSV to write")
     parser.add_argument("--schedule", default=None,
                         help="also write the gang schedule record (JSON)")
     parser.add_argument("--validate", action="store_true",
@@ -226,8 +226,8 @@ def run_replay(args: argparse.Namespace) -> int:
             shown = "; ".join(v.message for v in violations[:5])
             raise InfeasibleScheduleError(f"{len(violations)} violations: {shown}")
         summary["validated"] = True
-    table = gang_job_table(workload, record)
-    atomic_write_text(args.out, _csv(table))
+    if args.out:
+        atomic_write_text(args.out, _csv(gang_job_table(workload, record)))
     if args.schedule:
         write_record(record, args.schedule)
     if args.json:

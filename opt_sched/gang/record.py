@@ -54,8 +54,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ScheduleFormatError
+from ..files import atomic_write_text
 from ..schedule import JobSchedule, Schedule
-from .files import atomic_write_text
 
 __all__ = ["RECORD_FORMAT", "GangRecord", "read_record", "write_record"]
 

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InstanceError
-from .files import atomic_write_text
+from ..files import atomic_write_text
 
 __all__ = [
     "FORMAT",
