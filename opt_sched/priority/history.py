@@ -8,7 +8,9 @@ Two sources, the first one preferred:
 2. otherwise, at every ``sort``, the difference between the cluster's
    running jobs now and at the previous ``sort`` (:meth:`JobHistory.sync`):
    a job that appeared started at its recorded start, one that disappeared
-   ended at ``now``, and a waiting job seen for the first time became
+   ended at ``now`` (a job that started and ended between two sorts
+   started at the sort that last saw it waiting), and a waiting job seen
+   for the first time became
    eligible at ``max(r_i, ends of its predecessors)`` (or ``now`` if a
    predecessor's end is unknown). This is exact when the scheduler sorts at
    every instant where a job ends (EASY and conservative backfilling do),
@@ -50,6 +52,7 @@ class JobHistory:
         self.ended: dict[int, float] = {}
         self._hooked = False
         self._seen_running: set[int] = set()
+        self._last_queue: dict[int, float] = {}
 
     # -- the observer hooks ------------------------------------------------------
     def observe_submit(self, now: float, job: int) -> None:
@@ -72,13 +75,22 @@ class JobHistory:
         if self._hooked:
             return
         running = self.cluster.running
+        waiting = set(queue)
         for job in self._seen_running - set(running):
             self.usage.end(now, job)
             self.ended[job] = now
+        for job, seen in self._last_queue.items():
+            # started and ended between two sorts: it started right after
+            # the sort that last saw it waiting
+            if job not in waiting and job not in running:
+                self.usage.start(seen, job, self.owner[job], self.nodes[job])
+                self.usage.end(now, job)
+                self.ended[job] = now
         for job, run in running.items():
             if job not in self._seen_running:
                 self.usage.start(run.start, job, self.owner[job], self.nodes[job])
         self._seen_running = set(running)
+        self._last_queue = dict.fromkeys(queue, now)
         after = self.jobs.after
         for job in queue:
             if job in self.eligible:

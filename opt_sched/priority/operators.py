@@ -175,8 +175,8 @@ class Operator:
                 s = t * (1.0 - np.log2(1.0 + rescaled))
         else:
             s = self._bisect(pa, t)
-        s = np.where((s >= 0.0) & (s <= 1.0), s, np.nan)
-        return s
+        tol = 1e-12  # round-off at the ends of [0, 1]
+        return np.where((s >= -tol) & (s <= 1.0 + tol), np.clip(s, 0.0, 1.0), np.nan)
 
     def _bisect(self, p: np.ndarray, t: float) -> np.ndarray:
         """Inverse by bisection (F is strictly decreasing in ``s``)."""

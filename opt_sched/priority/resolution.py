@@ -48,6 +48,7 @@ from neither (see ``tests/test_priority_resolution.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -170,11 +171,17 @@ def resolution_table(operators: Sequence[str] = FIG17_OPERATORS, *,
                      job: float = JOB, pool: float = POOL, max_bits: int = 20
                      ) -> dict[str, tuple[int | None, int | None, int | None]]:
     """``{operator: (balance, over, under)}`` bits (Fig. 17's layout)."""
-    return {name: tuple(bits_needed(name, band, job=job, pool=pool,
-                                    formula=formula, aggregate=aggregate,
-                                    max_bits=max_bits)
-                        for band in ("balance", "over", "under"))  # type: ignore[misc]
-            for name in operators}
+    return dict(_table(tuple(operators), formula, aggregate, job, pool, max_bits))
+
+
+@lru_cache(maxsize=16)
+def _table(operators: tuple[str, ...], formula: str, aggregate: str, job: float,
+           pool: float, max_bits: int) -> tuple[tuple[str, tuple], ...]:
+    return tuple((name, tuple(bits_needed(name, band, job=job, pool=pool,
+                                          formula=formula, aggregate=aggregate,
+                                          max_bits=max_bits)
+                              for band in ("balance", "over", "under")))
+                 for name in operators)
 
 
 def _cell(value: int | None) -> str:
