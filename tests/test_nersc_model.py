@@ -176,7 +176,7 @@ def test_fit_trace_reproduces_the_trace(kth) -> None:
     model = fit_trace(kth)
     assert model.machines == 100
     rng = np.random.default_rng(0)
-    limits, runs, nodes = model.sample_jobs(rng, 50_000, model.machines)
+    limits, _runs, nodes = model.sample_jobs(rng, 50_000, model.machines)
     real_nodes = np.asarray(trace.nodes)
     real_limits = np.asarray(trace.walltime)
     for q in (1, 4, 16, 64):

@@ -24,7 +24,9 @@ History-aware orders follow the jobs through three optional hooks
 (``observe_submit/start/end``, :mod:`.observers`) that a scheduler calls if
 present; without them they infer the events from the cluster
 (:mod:`.history`). :class:`~.strict.StrictOrderScheduler` (Slurm's
-``sched/builtin``) is a scheduler over any order that calls the hooks.
+``sched/builtin``) is a scheduler over any order that calls the hooks;
+:class:`~.observed.ObservedScheduler` adds the hooks around any scheduler
+with an ``order`` (the backfilling ones).
 
 :mod:`.resolution` reproduces Paper II's resolution study (bits a
 2,000 core-hour job needs to change a priority).
@@ -38,6 +40,7 @@ from typing import Any
 from ..errors import OptionError
 from .fairshare import FairShareOrder
 from .multifactor import MultifactorOrder
+from .observed import ObservedScheduler
 from .observers import QueueObserver, notify_end, notify_start, notify_submit
 from .operators import OPERATOR_NAMES, Operator, get_operator
 from .strict import StrictOrderScheduler
@@ -52,6 +55,7 @@ __all__ = [
     "DecayedUsage",
     "FairShareOrder",
     "MultifactorOrder",
+    "ObservedScheduler",
     "Operator",
     "QueueObserver",
     "StrictOrderScheduler",

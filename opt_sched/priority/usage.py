@@ -54,7 +54,10 @@ class DecayedUsage:
 
     # -- events ----------------------------------------------------------------
     def start(self, now: float, job: int, key: Hashable, nodes: float) -> None:
-        """``job`` of ``key`` started at ``now`` on ``nodes`` machines."""
+        """``job`` of ``key`` started at ``now`` on ``nodes`` machines
+        (ignored if it is already running: hooks may be called twice)."""
+        if job in self._running:
+            return
         self._rebase(now)
         self._running[job] = (key, float(nodes), now)
         self._run_nodes[key] += nodes

@@ -9,10 +9,11 @@ three modes of one seed are comparable job for job.
 
 Scheduler: ``"fcfs"`` is strict priority order without backfilling
 (:class:`~opt_sched.priority.strict.StrictOrderScheduler`); any other name
-is looked up in :data:`opt_sched.scheduling.SCHEDULERS` and given the queue
-order as ``order=`` (EASY and conservative backfilling once their modules
-take it). The priority (``multifactor`` by default, as ScSF's Slurm:
-age and job size, fair-share off) is wrapped by
+is looked up in :data:`opt_sched.scheduling.SCHEDULERS`, given the queue
+order as ``order=`` (EASY and conservative backfilling) and wrapped in
+:class:`~opt_sched.priority.observed.ObservedScheduler` so that the order
+sees every submission, start and end. The priority (``multifactor`` by
+default, as ScSF's Slurm: age and job size, fair-share off) is wrapped by
 :class:`~opt_sched.workflows.woas.WorkflowAwareOrder` in ``woas`` mode.
 Every schedule is checked by :func:`opt_sched.validation.assert_feasible`.
 """
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import OptionError
-from ..priority import StrictOrderScheduler, get_queue_order
+from ..priority import ObservedScheduler, StrictOrderScheduler, get_queue_order
 from ..scheduling import get_scheduler, replay
 from ..validation import assert_feasible
 from ..workloads.nersc import generate_workload
@@ -51,7 +52,7 @@ def make_scheduler(name: str, priority: object, mode: str, *,
             raise OptionError(f"scheduler {name!r} takes no options "
                               f"{sorted(options)}")
         return StrictOrderScheduler(order)
-    return get_scheduler(name, order=order, **options)
+    return ObservedScheduler(get_scheduler(name, order=order, **options))
 
 
 def _median(values: list[float]) -> float:

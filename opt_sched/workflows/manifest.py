@@ -171,7 +171,7 @@ def _topological(where: str, tasks: tuple[Task, ...], seen: Mapping[str, int]
     for t in tasks:
         for dep in t.deps:
             children[dep].append(t.id)
-    ready = sorted((seen[t.id] for t in tasks if not t.deps))
+    ready = sorted(seen[t.id] for t in tasks if not t.deps)
     order: list[Task] = []
     heapq.heapify(ready)
     while ready:

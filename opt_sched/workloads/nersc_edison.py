@@ -111,8 +111,8 @@ def accuracy_sampler() -> EmpiricalSampler:
     knots_f = [f for _, f in _ACCURACY_KNOTS]
     cdf = np.interp(np.append(edges, 1.0), knots_x, knots_f)
     probs = np.diff(cdf)
-    values = list(edges) + [1.0]
-    probs = list(probs) + [OVERRUN]
+    values = [*list(edges), 1.0]
+    probs = [*list(probs), OVERRUN]
     return EmpiricalSampler(values, probs, width=0.01, policy="midpoint",
                             name="accuracy")
 
