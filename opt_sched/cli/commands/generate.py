@@ -9,7 +9,11 @@ Protocols (each reads its own options; the others are ignored):
 - ``jann`` -- seed 004's gang workload (``--io-intensity R|mixed``,
   ``--mean-runtime``, ``--mean-interarrival``, ``--jobs``, ``--nodes``,
   ``--seed``, ``--placement``); it writes a gang workload file, which
-  ``opt-sched replay --scheduler gs|iogs|...`` reads.
+  ``opt-sched replay --scheduler gs|iogs|...`` reads;
+- ``nersc-edison``, ``fit:TRACE.swf`` -- seed 002's NERSC-calibrated
+  model, or one fitted to an SWF trace (``--nodes``, ``--days``,
+  ``--seed``, ``--users``, ``--accounts``): arrivals under job-pressure
+  control after a fill phase (:mod:`opt_sched.workloads.nersc`).
 """
 
 from __future__ import annotations
@@ -24,11 +28,20 @@ from ..output import print_json
 NAME = "generate"
 HELP = "generate a workload (ics2020, tucan, mira, uniform, jann)"
 
-PROTOCOLS = ("ics2020", "tucan", "mira", "uniform", "jann")
+PROTOCOLS = ("ics2020", "tucan", "mira", "uniform", "jann", "nersc-edison",
+             "fit:TRACE.swf")
+
+
+def _protocol(text: str) -> str:
+    if text in PROTOCOLS[:-1] or (text.startswith("fit:") and len(text) > 4):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r} is not one of "
+                                     f"{', '.join(PROTOCOLS)}")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--protocol", default="ics2020", choices=PROTOCOLS)
+    parser.add_argument("--protocol", default="ics2020", type=_protocol,
+                        help=f"one of {', '.join(PROTOCOLS)}")
     parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--out", type=output_path, required=True)
     parser.add_argument("--alpha-gen", type=positive_float, default=1.0,
@@ -56,9 +69,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="machine size (jann: 320)")
     parser.add_argument("--placement", choices=("random", "contiguous"), default=None,
                         help="also draw the file nodes (jann)")
+    parser.add_argument("--days", type=positive_float, default=5.0,
+                        help="experiment length in days (nersc-edison, fit:)")
+    parser.add_argument("--users", type=positive_int, default=None,
+                        help="spread jobs over this many users (nersc-edison, fit:)")
+    parser.add_argument("--accounts", type=positive_int, default=1,
+                        help="users' accounts (nersc-edison, fit:)")
 
 
 def _instance(args: argparse.Namespace):
+    if args.protocol == "nersc-edison" or args.protocol.startswith("fit:"):
+        from ...workloads.nersc import DAY, generate_nersc
+
+        return generate_nersc(args.protocol, nodes=args.nodes,
+                              duration=args.days * DAY, seed=args.seed,
+                              users=args.users, accounts=args.accounts), {}
     if args.protocol in ("ics2020", "tucan"):
         from ...workloads import generate
 
