@@ -50,19 +50,19 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JobOperations:
     """A job reduced to its operations (module doc).
 
     ``iterations[q]`` is the iteration of operation ``q``, ``volumes[q]`` its
-    volume ``v_q`` and ``lags[q]`` its lag ``g_q``; ``tail`` is ``a``, the
-    compute after the last operation. Durations, heads and tails depend on
-    the bandwidth and are computed by the methods.
+    volume ``v_q`` and ``lags[q]`` its lag ``g_q`` (read-only arrays);
+    ``tail`` is ``a``, the compute after the last operation. Durations,
+    heads and tails depend on the bandwidth and are computed by the methods.
     """
 
-    iterations: tuple[int, ...]
-    volumes: tuple[float, ...]
-    lags: tuple[float, ...]
+    iterations: np.ndarray
+    volumes: np.ndarray
+    lags: np.ndarray
     tail: float
 
     @property
@@ -72,27 +72,22 @@ class JobOperations:
 
     def durations(self, bandwidth: float) -> np.ndarray:
         """``p_q = v_q / b``."""
-        return np.asarray(self.volumes, dtype=float) / bandwidth
+        return self.volumes / bandwidth
 
     def heads(self, bandwidth: float) -> np.ndarray:
         """``h_q``: earliest start of operation ``q`` after the job start."""
         durations = self.durations(bandwidth)
-        return np.cumsum(np.asarray(self.lags, dtype=float)) + (np.cumsum(durations)
-                                                                 - durations)
+        return np.cumsum(self.lags) + (np.cumsum(durations) - durations)
 
     def tails(self, bandwidth: float) -> np.ndarray:
         """``t_q``: the job's own work after operation ``q`` ends."""
-        if not self.count:
-            return np.zeros(0)
-        work = np.asarray(self.lags, dtype=float) + self.durations(bandwidth)
-        after = np.cumsum(work[::-1])[::-1]  # after[q] = sum_{q' >= q} (g + p)
-        return np.append(after[1:], 0.0) + self.tail
+        return self.remaining(bandwidth)[1:]
 
     def remaining(self, bandwidth: float) -> np.ndarray:
         """``r_q = g_q + p_q + t_q``: the job's work from the end of operation
         ``q - 1`` (or its start) to its completion; ``r_count = a``."""
-        work = np.asarray(self.lags, dtype=float) + self.durations(bandwidth)
-        after = np.cumsum(work[::-1])[::-1]
+        work = self.lags + self.durations(bandwidth)
+        after = np.cumsum(work[::-1])[::-1]  # after[q] = sum_{q' >= q} (g + p)
         return np.append(after, 0.0) + self.tail
 
 
@@ -106,17 +101,19 @@ def job_operations(job: Job) -> JobOperations:
     compute = job.compute_array
     positions = np.flatnonzero(job.volume_array > 0)
     if positions.size == 0:
-        return JobOperations((), (), (), float(np.sum(compute)))
+        empty = np.zeros(0)
+        return JobOperations(positions, empty, empty, float(np.sum(compute)))
     starts = np.concatenate(([0], positions[:-1] + 1))
     lags = np.add.reduceat(compute, starts)
     # reduceat sums compute[starts[q]:starts[q + 1]]; the last segment must
     # stop at the last operation, not at the end of the job
     last = positions[-1]
-    lags[-1] = float(np.sum(compute[starts[-1]:last + 1]))
+    lags[-1] = np.sum(compute[starts[-1]:last + 1])
     tail = float(np.sum(compute[last + 1:])) if last + 1 < compute.size else 0.0
-    return JobOperations(tuple(int(j) for j in positions),
-                         tuple(float(v) for v in job.volume_array[positions]),
-                         tuple(float(g) for g in lags), tail)
+    volumes = job.volume_array[positions]
+    for array in (positions, volumes, lags):
+        array.flags.writeable = False
+    return JobOperations(positions, volumes, lags, tail)
 
 
 # -- where jobs run ---------------------------------------------------------------

@@ -84,10 +84,9 @@ def _job_plan(job: Job, bandwidth: float) -> _JobPlan:
     """The job's operations (:func:`opt_sched.operations.job_operations`) on a
     partition of ``bandwidth``."""
     ops = job_operations(job)
-    return _JobPlan(job, ops.iterations, ops.lags,
-                    tuple(float(d) for d in ops.durations(bandwidth)), ops.tail,
-                    tuple(float(r) for r in ops.remaining(bandwidth)),
-                    job.length(bandwidth))
+    return _JobPlan(job, tuple(ops.iterations.tolist()), tuple(ops.lags.tolist()),
+                    tuple(ops.durations(bandwidth).tolist()), ops.tail,
+                    tuple(ops.remaining(bandwidth).tolist()), job.length(bandwidth))
 
 
 def brute_force_io_sched(instance: Instance, objective: str = "makespan",

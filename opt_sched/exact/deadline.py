@@ -92,8 +92,8 @@ class Deadline:
 def certification_reserve(num_phases: int, time_limit: float) -> float:
     """Seconds set aside for certifying the answer: validating ``num_phases``
     phases and recomputing the objective (:data:`SECONDS_PER_PHASE` each, plus
-    50 ms), at most a quarter of the limit."""
-    return min(0.25 * time_limit, 0.05 + SECONDS_PER_PHASE * num_phases)
+    50 ms), at most half of the limit."""
+    return min(0.5 * time_limit, 0.05 + SECONDS_PER_PHASE * num_phases)
 
 
 def tolerated_overrun(time_limit: float) -> float:

@@ -14,7 +14,9 @@ Adding an exact model is one new module plus one line in
 - ``run(instance, objective, options, *, lower_bound, deadline) ->
   Outcome``: its raw answer (:class:`~opt_sched.exact.result.Outcome`),
   which :func:`opt_sched.exact.certify.certify` turns into the
-  :class:`~opt_sched.exact.result.Result`.
+  :class:`~opt_sched.exact.result.Result`;
+- optionally ``prepare(options)``: one-time set-up (loading a compiled
+  kernel, probing a solver), run before the time limit starts.
 
 Modules are imported only when used (ortools, PuLP, highspy are heavy).
 """
@@ -40,6 +42,7 @@ __all__ = [
     "ExactModel",
     "build_options",
     "lookup",
+    "prepare",
     "problems",
     "register",
     "solvers",
@@ -54,6 +57,13 @@ class ExactBackend(Protocol):
 
     def run(self, instance: Instance, objective: str, options: Any, *,
             lower_bound: float | None, deadline: Deadline) -> Outcome: ...
+
+
+def prepare(backend: ExactBackend, options: Any) -> None:
+    """The backend's one-time set-up, if it has one."""
+    hook = getattr(backend, "prepare", None)
+    if hook is not None:
+        hook(options)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ a bug and propagates.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,10 +28,11 @@ from ..instance import Instance
 from ..objectives import objective_value
 from ..operations import is_one_pack, one_pack_partitions, overfull_partition
 from ..schedule import Schedule
+from ..simulation import POLICY_NAMES, OnePackPlan, simulate
 from .deadline import Deadline
 
-__all__ = ["WarmHeuristic", "best_schedule", "stopped_outcome", "warm_heuristics",
-           "warm_schedules"]
+__all__ = ["WarmHeuristic", "best_schedule", "prepare", "stopped_outcome",
+           "warm_heuristics", "warm_schedules"]
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,6 @@ class WarmHeuristic:
 
     def run(self, instance: Instance, io_nodes: int | None = None) -> Schedule:
         """Its schedule (simulated, not yet validated)."""
-        from ..simulation import simulate
-
         return simulate(instance, self.plan(instance, io_nodes), self.policy)
 
 
@@ -62,8 +62,6 @@ def _fits_one_pack(instance: Instance) -> bool:
 
 
 def _one_pack_plan(instance: Instance, io_nodes: int | None) -> Any:
-    from ..simulation import OnePackPlan
-
     return OnePackPlan()
 
 
@@ -95,8 +93,6 @@ def warm_heuristics(problem: str, sensibility: float | None = None
     - ``planning``: none here (its serial schedule-generation scheme works
       on the plan, :mod:`opt_sched.heuristics.serial_sgs`).
     """
-    from ..simulation import POLICY_NAMES
-
     if problem == "io-sched":
         return [WarmHeuristic(f"one-pack/{policy}", _one_pack_plan, policy,
                               _fits_one_pack) for policy in POLICY_NAMES]
@@ -118,13 +114,24 @@ def warm_schedules(instance: Instance, problem: str, *,
     """``(label, schedule)`` of every warm heuristic that supports
     ``instance``, in the order of :func:`warm_heuristics`; once ``deadline``
     has passed, the remaining ones are not run."""
-    out = []
+    out: list[tuple[str, Schedule]] = []
     for heuristic in warm_heuristics(problem, sensibility):
         if deadline is not None and deadline.expired():
             break
         if heuristic.supports(instance):
             out.append((heuristic.label, heuristic.run(instance, io_nodes)))
     return out
+
+
+@functools.cache
+def prepare() -> None:
+    """One-time set-up of the simulator (loading its compiled kernel), before
+    any time limit runs: simulate a one-job instance once per process."""
+    from ..instance import Job, Platform
+
+    tiny = Instance("warm-up", Platform.homogeneous(1, 1), (Job("a", 1, (1.0,),
+                                                                 (1.0,)),))
+    simulate(tiny, OnePackPlan(), "fifo")
 
 
 def best_schedule(instance: Instance, schedules: list[tuple[str, Schedule]],

@@ -22,6 +22,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from ortools.sat.python import cp_model
+
 from ...errors import OptionError, SolverError
 from ..deadline import Deadline
 from ..result import Outcome, SolveStatus
@@ -85,8 +87,6 @@ class CpsatModel:
                  settings: ScheduleCpsatSettings, *, lower_bound: float = 0.0,
                  warm: Sequence[Structure] = (),
                  deadline: Deadline | None = None) -> None:
-        from ortools.sat.python import cp_model
-
         if objective not in ("makespan", "max-stretch"):
             raise OptionError(f"objective={objective!r} is not one of makespan, "
                               "max-stretch")
@@ -157,8 +157,8 @@ class CpsatModel:
             self.model.add_hint(var, round(value))
 
     def _check_time(self, i: int = 0) -> None:
-        """Every 256 jobs: stop building if the deadline passed."""
-        if self.deadline is not None and i % 256 == 0:
+        """Stop building (at job ``i``) if the deadline passed."""
+        if self.deadline is not None:
             self.deadline.check(f"building the CP-SAT {self.problem} model")
 
     def _evaluate_warm(self, warm: Sequence[Structure]

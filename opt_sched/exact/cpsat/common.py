@@ -19,7 +19,6 @@ are derived in ``models/io-sched-cpsat.md`` ("Time scaling"); in short:
 
 from __future__ import annotations
 
-import graphlib
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -195,20 +194,20 @@ class ModelData:
             ``deadline`` passed while building.
         """
         phases = []
-        for i, job in enumerate(instance.jobs):
-            if deadline is not None and i % 256 == 0:
+        for job in instance.jobs:
+            if deadline is not None:
                 deadline.check("the CP-SAT model data")
             phases.append(job_operations(job))
         parts = instance.platform.partitions
         values: list[float] = list(extra_times)
         serial = 0.0
         for job, ph, ks in zip(instance.jobs, phases, allowed):
-            values.extend(ph.lags)
+            values.extend(ph.lags.tolist())
             values.append(ph.tail)
             values.append(job.release)
             values.append(job.length(instance.bandwidth_of(job)))
             for k in ks:
-                values.extend(v / parts[k].bandwidth for v in ph.volumes)
+                values.extend((ph.volumes / parts[k].bandwidth).tolist())
             serial += max(job.length(parts[k].bandwidth) for k in ks)
         horizon = max(job.release for job in instance.jobs) + serial
         grid = choose_grid(values, max(horizon, 1e-300), resolution)
@@ -217,14 +216,14 @@ class ModelData:
                                  max(1, math.floor(MAX_TICKS * grid.tick / horizon)))
             grid = TimeGrid(grid.tick / parts_per_tick, grid.exact)
         data = cls(instance, grid, phases, [tuple(ks) for ks in allowed])
-        for i, (job, ph, ks) in enumerate(zip(instance.jobs, phases, allowed)):
-            if deadline is not None and i % 256 == 0:
+        for job, ph, ks in zip(instance.jobs, phases, allowed):
+            if deadline is not None:
                 deadline.check("the CP-SAT model data")
-            data.lag.append([grid.up(x) for x in ph.lags])
+            data.lag.append([grid.up(x) for x in ph.lags.tolist()])
             data.tail.append(grid.up(ph.tail))
             data.release.append(grid.up(job.release))
             data.duration.append([{k: max(1, grid.up(v / parts[k].bandwidth))
-                                   for k in ks} for v in ph.volumes])
+                                   for k in ks} for v in ph.volumes.tolist()])
             length = job.length(instance.bandwidth_of(job))
             data.length.append(length)
             data.length_ticks.append(max(1, grid.down(length)) if length > 0 else 0)
@@ -240,8 +239,9 @@ class ModelData:
         grid = self.grid
         parts = self.instance.platform.partitions
         ph = self.phases[i]
-        total = math.fsum(grid.error(x) for x in ph.lags) + grid.error(ph.tail)
-        for q, v in enumerate(ph.volumes):
+        total = math.fsum(grid.error(x) for x in ph.lags.tolist()) \
+            + grid.error(ph.tail)
+        for q, v in enumerate(ph.volumes.tolist()):
             total += max(self.duration[i][q][k] * grid.tick - v / parts[k].bandwidth
                          for k in self.allowed[i])
         return max(0.0, total)
@@ -284,8 +284,9 @@ def continuous_lengths(instance: Instance, phases: Sequence[JobOperations]
                        ) -> Timing:
     """True lengths: ``lags``, ``v / b_k``, ``tail``, ``r_i``."""
     parts = instance.platform.partitions
-    return Timing(lag=lambda i, q: phases[i].lags[q],
-                  duration=lambda i, q, k: phases[i].volumes[q] / parts[k].bandwidth,
+    return Timing(lag=lambda i, q: float(phases[i].lags[q]),
+                  duration=lambda i, q, k: float(phases[i].volumes[q])
+                  / parts[k].bandwidth,
                   tail=lambda i: phases[i].tail,
                   release=lambda i: instance.jobs[i].release)
 
@@ -338,76 +339,104 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
     jobs = instance.jobs
     n = len(jobs)
     index = instance.index
-    graph: dict[tuple, list[tuple[tuple, float]]] = {}
-    lower: dict[tuple, float] = {}
-    start_node: list[tuple] = []
+    # nodes are integers: job (or pack) starts, then operations, completions
+    lower: list[float] = []
+    preds: list[list[tuple[int, float]]] = []
+
+    def node(low: float = -math.inf) -> int:
+        lower.append(low)
+        preds.append([])
+        return len(lower) - 1
+
+    completion = [node() for _ in range(n)]
+    op_node = [[node() for _ in range(phases[i].count)] for i in range(n)]
+    start_node: list[int] = [-1] * n
     if structure.packs is not None:
-        owner: dict[int, tuple] = {}
-        for k, packs in enumerate(structure.packs):
+        for packs in structure.packs:
             previous: tuple[int, ...] = ()
-            for p, pack in enumerate(packs):
-                node = ("P", k, p)
-                preds = [(("C", m), 0.0) for m in previous]
-                low = -math.inf
+            for pack in packs:
+                low = max((timing.release(i) for i in pack), default=-math.inf)
+                here = node(low)
+                preds[here].extend((completion[m], 0.0) for m in previous)
                 for i in pack:
-                    owner[i] = node
-                    low = max(low, timing.release(i))
-                    preds.extend((("C", index[d]), 0.0) for d in jobs[i].after)
-                graph[node] = preds
-                lower[node] = low
+                    start_node[i] = here
+                    preds[here].extend((completion[index[d]], 0.0)
+                                       for d in jobs[i].after)
                 if pack:
                     previous = pack
-        missing = [jobs[i].id for i in range(n) if i not in owner]
+        missing = [jobs[i].id for i in range(n) if start_node[i] < 0]
         if missing:
             raise SolverError(f"re-timer: job {missing[0]!r} is in no pack")
-        start_node = [owner[i] for i in range(n)]
     else:
         for i, job in enumerate(jobs):
-            node = ("S", i)
-            graph[node] = [(("C", index[d]), 0.0) for d in job.after]
             low = timing.release(i)
             if structure.not_before is not None:
                 low = max(low, structure.not_before[i])
-            lower[node] = low
-            start_node.append(node)
+            start_node[i] = node(low)
+            preds[start_node[i]].extend((completion[index[d]], 0.0)
+                                        for d in job.after)
     for i in range(n):
         k = structure.partition[i]
         previous_node = start_node[i]
         previous_len = 0.0
-        for q in range(phases[i].count):
-            node = ("O", i, q)
-            graph[node] = [(previous_node, previous_len + timing.lag(i, q))]
-            previous_node = node
+        for q, here in enumerate(op_node[i]):
+            preds[here].append((previous_node, previous_len + timing.lag(i, q)))
+            previous_node = here
             previous_len = timing.duration(i, q, k)
-        graph[("C", i)] = [(previous_node, previous_len + timing.tail(i))]
+        preds[completion[i]].append((previous_node, previous_len + timing.tail(i)))
     for k, order in enumerate(structure.io_order):
         for (a, qa), (b, qb) in itertools.pairwise(order):
-            graph[("O", b, qb)].append(
-                (("O", a, qa), timing.duration(a, qa, structure.partition[a])))
+            preds[op_node[b][qb]].append(
+                (op_node[a][qa], timing.duration(a, qa, structure.partition[a])))
         for i, _ in order:
             if structure.partition[i] != k:
                 raise SolverError(f"re-timer: job {jobs[i].id!r} has an operation "
                                   f"on I/O node {k} but runs on "
                                   f"{structure.partition[i]}")
-    sorter = graphlib.TopologicalSorter(
-        {node: [p for p, _ in preds] for node, preds in graph.items()})
-    try:
-        order = list(sorter.static_order())
-    except graphlib.CycleError as exc:
-        raise SolverError(f"re-timer: cyclic precedences {exc.args[1][:4]!r}") from None
-    times: dict[tuple, float] = {}
-    for count, node in enumerate(order):
-        if deadline is not None and count % 4096 == 0:
-            deadline.check("re-timing a schedule")
-        value = lower.get(node, -math.inf)
-        for pred, weight in graph.get(node, ()):
-            value = max(value, times[pred] + weight)
-        times[node] = value
+    times = _longest_paths(lower, preds, deadline)
     return Retimed(
         start=[times[start_node[i]] for i in range(n)],
-        op_start=[[times[("O", i, q)] for q in range(phases[i].count)]
-                  for i in range(n)],
-        completion=[times[("C", i)] for i in range(n)])
+        op_start=[[times[v] for v in op_node[i]] for i in range(n)],
+        completion=[times[completion[i]] for i in range(n)])
+
+
+def _longest_paths(lower: Sequence[float], preds: Sequence[Sequence[tuple[int, float]]],
+                   deadline: Deadline | None) -> list[float]:
+    """``t_v = max(lower_v, max_{(u, w) in preds_v} t_u + w)`` in topological
+    order (Kahn's algorithm).
+
+    Raises
+    ------
+    SolverError
+        The precedences contain a cycle (an inconsistent structure: a bug).
+    """
+    count = len(lower)
+    missing = [len(p) for p in preds]
+    succ: list[list[int]] = [[] for _ in range(count)]
+    for v, items in enumerate(preds):
+        for u, _ in items:
+            succ[u].append(v)
+    ready = [v for v in range(count) if missing[v] == 0]
+    times = [-math.inf] * count
+    done = 0
+    while ready:
+        v = ready.pop()
+        done += 1
+        if deadline is not None and done % 4096 == 0:
+            deadline.check("re-timing a schedule")
+        value = lower[v]
+        for u, weight in preds[v]:
+            if times[u] + weight > value:
+                value = times[u] + weight
+        times[v] = value
+        for w in succ[v]:
+            missing[w] -= 1
+            if missing[w] == 0:
+                ready.append(w)
+    if done < count:
+        raise SolverError(f"re-timer: cyclic precedences ({count - done} events "
+                          "never become ready)")
+    return times
 
 
 def to_schedule(instance: Instance, phases: Sequence[JobOperations],
@@ -456,7 +485,7 @@ def structure_from_schedule(instance: Instance, phases: Sequence[JobOperations],
     ops: list[list[tuple[float, int, int]]] = [[] for _ in range(num)]
     for i, job in enumerate(instance.jobs):
         js = schedule[job.id]
-        for q, j in enumerate(phases[i].iterations):
+        for q, j in enumerate(phases[i].iterations.tolist()):
             ops[partition[i]].append((js.io_starts[j], i, q))
     order = tuple(tuple((i, q) for _, i, q in sorted(items)) for items in ops)
     packs = None

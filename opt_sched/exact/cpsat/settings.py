@@ -289,6 +289,9 @@ def make_solver(settings: CpsatSettings, time_limit: float,
     prm.num_workers = settings.num_workers
     prm.random_seed = settings.seed
     prm.log_search_progress = settings.log
+    # CP-SAT's own SIGINT handler would replace Python's; Ctrl-C is handled
+    # by opt_sched.exact.cpsat.interrupt instead (stop_search, then raise)
+    prm.catch_sigint_signal = False
     merged: dict[str, Any] = {} if settings.user_portfolio else dict(portfolio or {})
     merged.update(params or {})
     merged.update(settings.params)

@@ -28,6 +28,7 @@ from ..cpsat.common import (
 from ..cpsat.settings import HpcIoCpsatSettings
 from ..deadline import Deadline, OutOfTimeError, Stopwatch
 from ..result import Outcome
+from ..warm import prepare as warm_prepare
 from ..warm import stopped_outcome, warm_schedules
 
 __all__ = ["OBJECTIVES", "OPTIONS", "HpcIoCpsat", "run", "warm_structures"]
@@ -273,3 +274,9 @@ def run(instance: Instance, objective: str, options: HpcIoCpsatSettings, *,
     outcome = model.solve(deadline)
     outcome.info["build_time"] = build_time
     return outcome
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's kernel
+    (warm starts)."""
+    warm_prepare()

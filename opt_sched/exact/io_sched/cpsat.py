@@ -20,6 +20,7 @@ from ..cpsat.common import ModelData, Retimed, Structure, structure_from_schedul
 from ..cpsat.settings import ScheduleCpsatSettings
 from ..deadline import Deadline, OutOfTimeError, Stopwatch
 from ..result import Outcome
+from ..warm import prepare as warm_prepare
 from ..warm import stopped_outcome, warm_schedules
 
 __all__ = ["OBJECTIVES", "OPTIONS", "IoSchedCpsat", "io_sched_data", "round_robin",
@@ -196,3 +197,9 @@ def run(instance: Instance, objective: str, options: ScheduleCpsatSettings, *,
     outcome = model.solve(deadline)
     outcome.info["build_time"] = build_time
     return outcome
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's kernel
+    (warm starts)."""
+    warm_prepare()

@@ -36,7 +36,7 @@ from ...instance import Instance, Job
 from ...objectives import check_objective, meets_bound
 from ...operations import job_operations, one_pack_partitions, pack_starts
 from ...schedule import JobSchedule, Schedule
-from ..deadline import Deadline
+from ..deadline import Deadline, OutOfTimeError
 from ..milp.backend import (
     BACKENDS,
     MilpSettings,
@@ -44,8 +44,11 @@ from ..milp.backend import (
     export_model,
     load_pulp,
     solve_milp,
+    solver_time,
 )
+from ..milp.backend import prepare as milp_prepare
 from ..result import Outcome, Result, SolveStatus
+from ..warm import prepare as warm_prepare
 from ..warm import warm_schedules
 
 __all__ = [
@@ -170,8 +173,8 @@ def _job_operations(job: Job, index: int, start: float, bandwidth: float
     durations = ops.durations(bandwidth)
     heads = start + ops.heads(bandwidth)
     tails = ops.tails(bandwidth)
-    return [Operation(index, q, ops.iterations[q], ops.lags[q], float(durations[q]),
-                      float(heads[q]), float(tails[q]))
+    return [Operation(index, q, int(ops.iterations[q]), float(ops.lags[q]),
+                      float(durations[q]), float(heads[q]), float(tails[q]))
             for q in range(ops.count)], ops.tail
 
 
@@ -235,7 +238,7 @@ def _heuristic_upper_bound(instance: Instance, partition: Sequence[int],
     best: dict[int, tuple[float, Schedule]] = {}
     schedules = warm_schedules(instance, "io-sched", deadline=deadline)
     if not schedules:
-        raise SolverError("io-sched MILP: no warm one-pack schedule")
+        raise OutOfTimeError("the warm starts (the MILP's domain needs one)")
     for _, schedule in schedules:
         values = _partition_values(instance, partition, schedule, objective)
         for k, value in values.items():
@@ -592,8 +595,7 @@ def run(instance: Instance, objective: str, options: IoSchedMilpSettings, *,
             model.initial = None
             for var in model.prob.variables():
                 var.varValue = None
-        settings = dataclasses.replace(options,
-                                       time_limit=max(0.05, deadline.remaining()))
+        settings = dataclasses.replace(options, time_limit=solver_time(deadline))
         solution = solve_milp(model.prob, settings)
     return _outcome(data, model, solution, options, info)
 
@@ -659,3 +661,10 @@ def solve_io_sched(instance: Instance, objective: str = "makespan",
         raise OptionError(f"backend={backend!r} is not one of {', '.join(BACKENDS)}")
     return solve(instance, "io-sched", objective, backend, time_limit,
                  export=export, **options)
+
+
+def prepare(options: MilpSettings) -> None:
+    """One-time set-up before the time limit runs: PuLP, HiGHS' mode, the
+    simulator's kernel."""
+    milp_prepare(options.backend)
+    warm_prepare()

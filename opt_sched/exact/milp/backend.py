@@ -74,7 +74,9 @@ __all__ = [
     "highs_presolve_default",
     "load_pulp",
     "parse_cbc_log",
+    "prepare",
     "solve_milp",
+    "solver_time",
 ]
 
 BACKENDS = ("cbc", "highs")
@@ -189,6 +191,26 @@ class MilpSolution:
     wall_time: float
     mode: str
     info: dict[str, Any] = field(default_factory=dict)
+
+
+MIN_SOLVER_TIME = 0.25
+"""Seconds a MILP solver gets at least, even when the deadline is near: less
+than that and CBC / HiGHS rarely report even their root bound."""
+
+
+def prepare(backend: str) -> None:
+    """One-time set-up, before any time limit runs: import PuLP, and decide
+    where HiGHS runs (:func:`highs_mode`, which may probe in subprocesses)."""
+    load_pulp()
+    if backend == "highs":
+        highs_mode()
+
+
+def solver_time(deadline: Any) -> float:
+    """The time limit of a solver call: the time left on ``deadline``
+    (:class:`opt_sched.exact.deadline.Deadline`), at least
+    :data:`MIN_SOLVER_TIME`."""
+    return max(MIN_SOLVER_TIME, deadline.remaining())
 
 
 # -- loading PuLP without highspy --------------------------------------------------
@@ -325,9 +347,9 @@ def solve_milp(prob: Any, settings: MilpSettings) -> MilpSolution:
     """Solve the minimisation MILP ``prob`` (a :class:`pulp.LpProblem`).
 
     Returns the status, the variable values by name, the solver's objective
-    and a proven lower bound (see module doc for where it comes from). Every
-    run, the LP relaxation fallback included, ends within
-    ``settings.time_limit`` of the call (plus the solvers' own overshoot).
+    and a proven lower bound (see module doc for where it comes from). The
+    solver runs for ``settings.time_limit``; the LP relaxation fallback, when
+    needed, for the time left, at least :data:`MIN_SOLVER_TIME`.
 
     Raises
     ------
@@ -344,9 +366,9 @@ def solve_milp(prob: Any, settings: MilpSettings) -> MilpSolution:
     else:
         out = _solve_highs(prob, settings, end=end)
     status, values, objective, bound, source, raw, mode, info = out
-    left = end - time.time()
-    if bound is None and left > 0.05 and status in (SolveStatus.FEASIBLE,
-                                                    SolveStatus.TIMEOUT_NO_SOLUTION):
+    left = max(MIN_SOLVER_TIME, end - time.time())
+    if bound is None and status in (SolveStatus.FEASIBLE,
+                                    SolveStatus.TIMEOUT_NO_SOLUTION):
         bound = _relaxation_bound(prob, dataclasses.replace(settings, time_limit=left))
         source = "lp-relaxation" if bound is not None else "none"
     return MilpSolution(status, values, objective, bound, source, raw,

@@ -23,6 +23,7 @@ from ..cpsat.settings import PacksCpsatSettings
 from ..deadline import Deadline, OutOfTimeError, Stopwatch
 from ..hpc_io.cpsat import warm_structures
 from ..result import Outcome
+from ..warm import prepare as warm_prepare
 from ..warm import stopped_outcome, warm_schedules
 
 __all__ = ["OBJECTIVES", "OPTIONS", "PacksCpsat", "run"]
@@ -325,3 +326,9 @@ def run(instance: Instance, objective: str, options: PacksCpsatSettings, *,
     outcome = model.solve(deadline)
     outcome.info["build_time"] = build_time
     return outcome
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's kernel
+    (warm starts)."""
+    warm_prepare()

@@ -41,8 +41,17 @@ from ...errors import OptionError, PlanError, SolverError
 from ...instance import Instance
 from ...objectives import objective_value
 from ..deadline import Deadline
-from ..milp.backend import BACKENDS, MilpSettings, export_model, load_pulp, solve_milp
+from ..milp.backend import (
+    BACKENDS,
+    MilpSettings,
+    export_model,
+    load_pulp,
+    solve_milp,
+    solver_time,
+)
+from ..milp.backend import prepare as milp_prepare
 from ..result import Outcome, Result, SolveStatus
+from ..warm import prepare as warm_prepare
 from ..warm import warm_heuristics
 
 __all__ = ["OBJECTIVES", "OPTIONS", "LevelData", "PacksMilp", "PacksMilpSettings",
@@ -454,7 +463,7 @@ def run(instance: Instance, objective: str, options: PacksMilpSettings, *,
         if start_rows is not None and not model.warm_start(start_rows):
             start_rows = None
         info["warm_start"] = start_rows is not None
-    settings = dataclasses.replace(options, time_limit=max(0.05, deadline.remaining()))
+    settings = dataclasses.replace(options, time_limit=solver_time(deadline))
     solution = solve_milp(model.prob, settings)
     info.update({"solver_status": solution.solver_status, "mode": solution.mode,
                  "bound_source": solution.bound_source,
@@ -535,3 +544,10 @@ def solve_packs(instance: Instance, objective: str = "makespan", backend: str = 
         raise OptionError(f"backend={backend!r} is not one of {', '.join(BACKENDS)}")
     return solve(instance, "packs", objective, backend, time_limit, export=export,
                  io_nodes=io_nodes, sensibility=sensibility, **options)
+
+
+def prepare(options: MilpSettings) -> None:
+    """One-time set-up before the time limit runs: PuLP, HiGHS' mode, the
+    simulator's kernel."""
+    milp_prepare(options.backend)
+    warm_prepare()

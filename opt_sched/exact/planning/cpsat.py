@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ortools.sat.python import cp_model
+
 from ...instance import Instance
 from ..cpsat.search import minimise
 from ..cpsat.settings import PlanningCpsatSettings, make_solver
 from ..deadline import Deadline, Stopwatch
 from ..result import Outcome
+from ..warm import prepare as warm_prepare
 from .data import DEFAULT_HORIZON_TICKS, TickData
 from .plan import PlanSolution, run_planning
 
@@ -53,8 +56,6 @@ class PlanningCpsat:
     def __init__(self, ticks: TickData, horizon: int, lower_bound: int = 0,
                  incumbent: list[int] | None = None,
                  settings: PlanningCpsatSettings | None = None) -> None:
-        from ortools.sat.python import cp_model
-
         self._cp = cp_model
         self.ticks = ticks
         self.horizon = int(horizon)
@@ -235,3 +236,9 @@ def run(instance: Instance, objective: str, options: PlanningCpsatSettings, *,
     return run_planning(instance, options, "cpsat", solve_plan,
                         horizon_ticks=DEFAULT_HORIZON_TICKS, lower_bound=lower_bound,
                         deadline=deadline)
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's kernel
+    (plan execution)."""
+    warm_prepare()

@@ -23,8 +23,10 @@ from ...errors import OptionError
 from ...instance import Instance
 from ..cpsat.settings import check_policy, check_resource_precision
 from ..deadline import Deadline
-from ..milp.backend import MilpSettings, load_pulp, solve_milp
+from ..milp.backend import MilpSettings, load_pulp, solve_milp, solver_time
+from ..milp.backend import prepare as milp_prepare
 from ..result import Outcome
+from ..warm import prepare as warm_prepare
 from .data import DEFAULT_RESOURCE_PRECISION, TickData
 from .plan import PlanSolution, run_planning
 
@@ -209,8 +211,7 @@ class PlanningMilp:
         """Solve with CBC or HiGHS through the shared MILP backend, within the
         time left on ``deadline``."""
         if deadline is not None:
-            settings = dataclasses.replace(
-                settings, time_limit=max(0.05, deadline.remaining()))
+            settings = dataclasses.replace(settings, time_limit=solver_time(deadline))
         out = solve_milp(self.prob, settings)
         info = {"milp_status": out.solver_status, "milp_mode": out.mode,
                 "milp_bound_source": out.bound_source}
@@ -253,3 +254,10 @@ def _ceil_tick(value: float) -> int:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def prepare(options: MilpSettings) -> None:
+    """One-time set-up before the time limit runs: PuLP, HiGHS' mode, the
+    simulator's kernel."""
+    milp_prepare(options.backend)
+    warm_prepare()
