@@ -54,3 +54,13 @@ def test_the_overrun_is_reported_and_warned(monkeypatch) -> None:
     with pytest.warns(TimeLimitWarning, match="overrun"):
         result = solve(workload, "io-sched", time_limit=0.2)
     assert result.info["overrun"] >= 0.9 - 0.2
+
+
+def test_no_schedule_when_it_could_not_be_certified_in_time() -> None:
+    """65,000 phases take longer to validate than 0.1 s: no schedule, the
+    cheap combinatorial bounds, within the limit."""
+    result = solve(tucan_workload(20.0), "io-sched", time_limit=0.1)
+    assert result.status is SolveStatus.TIMEOUT_NO_SOLUTION
+    assert result.schedule is None and result.lower_bound is not None
+    assert result.info["stopped"].startswith("certifying a schedule of 65000 phases")
+    assert result.wall_time <= 0.1 + tolerated_overrun(0.1)

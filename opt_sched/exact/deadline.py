@@ -22,6 +22,7 @@ __all__ = [
     "OutOfTimeError",
     "Stopwatch",
     "certification_reserve",
+    "certification_time",
     "tolerated_overrun",
 ]
 
@@ -89,11 +90,16 @@ class Deadline:
         return out
 
 
+def certification_time(num_phases: int) -> float:
+    """Estimated seconds to certify a schedule of ``num_phases`` phases
+    (validation and objective): :data:`SECONDS_PER_PHASE` each, plus 50 ms."""
+    return 0.05 + SECONDS_PER_PHASE * num_phases
+
+
 def certification_reserve(num_phases: int, time_limit: float) -> float:
-    """Seconds set aside for certifying the answer: validating ``num_phases``
-    phases and recomputing the objective (:data:`SECONDS_PER_PHASE` each, plus
-    50 ms), at most half of the limit."""
-    return min(0.5 * time_limit, 0.05 + SECONDS_PER_PHASE * num_phases)
+    """Seconds set aside for certifying the answer
+    (:func:`certification_time`), at most half of the limit."""
+    return min(0.5 * time_limit, certification_time(num_phases))
 
 
 def tolerated_overrun(time_limit: float) -> float:

@@ -40,6 +40,7 @@ from .deadline import (
     Deadline,
     OutOfTimeError,
     certification_reserve,
+    certification_time,
     tolerated_overrun,
 )
 from .problems import check_instance, combinatorial_bound, infeasibility
@@ -141,25 +142,38 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
     check_instance(instance, problem)
     prepare(backend, settings)
     deadline = Deadline(time_limit)
-    combinatorial = None
-    reason = infeasibility(instance, problem)
-    if reason is not None:
-        outcome = Outcome(SolveStatus.INFEASIBLE, info={"reason": reason})
-    else:
-        inner = deadline.earlier(certification_reserve(instance.num_io_phases,
-                                                       time_limit))
-        combinatorial = combinatorial_bound(
-            instance, problem, objective,
-            expired=Deadline(BOUND_SHARE * inner.remaining()).expired)
-        try:
-            outcome = backend.run(instance, objective, settings,
-                                  lower_bound=combinatorial, deadline=inner)
-        except OutOfTimeError as exc:
-            outcome = Outcome(SolveStatus.TIMEOUT_NO_SOLUTION,
-                              info={"stopped": str(exc)})
+    outcome, combinatorial = _answer(instance, problem, objective, backend,
+                                     settings, deadline)
     result = certify(instance, problem, objective, solver, outcome,
                      combinatorial=combinatorial)
     return _timed(result, deadline)
+
+
+def _answer(instance: Instance, problem: str, objective: str, backend: Any,
+            settings: Any, deadline: Deadline) -> tuple[Outcome, float | None]:
+    """The backend's raw answer and the combinatorial bound, within
+    ``deadline`` minus the certification reserve."""
+    reason = infeasibility(instance, problem)
+    if reason is not None:
+        return Outcome(SolveStatus.INFEASIBLE, info={"reason": reason}), None
+    phases = instance.num_io_phases
+    limit = deadline.time_limit
+    inner = deadline.earlier(certification_reserve(phases, limit))
+    combinatorial = combinatorial_bound(
+        instance, problem, objective,
+        expired=Deadline(BOUND_SHARE * inner.remaining()).expired)
+    if certification_time(phases) > limit:
+        # no schedule of this size can be validated within the limit
+        return Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, info={
+            "stopped": f"certifying a schedule of {phases} phases takes about "
+                       f"{certification_time(phases):.3g} s, more than "
+                       f"time_limit={limit:g}"}), combinatorial
+    try:
+        outcome = backend.run(instance, objective, settings,
+                              lower_bound=combinatorial, deadline=inner)
+    except OutOfTimeError as exc:
+        outcome = Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, info={"stopped": str(exc)})
+    return outcome, combinatorial
 
 
 def _timed(result: Result, deadline: Deadline) -> Result:

@@ -418,10 +418,10 @@ class CpsatModel:
         if search.infeasible:
             info["cpsat_status"] = "INFEASIBLE"
             return Outcome(SolveStatus.INFEASIBLE, None, None, info)
+        lower = max(self.continuous_lower, self.continuous_bound(search.lower))
         if search.upper is None:
             info["cpsat_status"] = "UNKNOWN"
-            return Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, None,
-                           self.continuous_lower, info)
+            return Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, None, lower, info)
         name = "OPTIMAL" if search.closed else "FEASIBLE"
         info["model_objective"] = search.upper
         if search.solver is None:
@@ -439,7 +439,6 @@ class CpsatModel:
                                method=f"cpsat/{self.problem}", info={
                                    "tick": data.grid.tick,
                                    "cpsat_status": name})
-        lower = max(self.continuous_lower, self.continuous_bound(search.lower))
         status = SolveStatus.OPTIMAL if search.closed else SolveStatus.FEASIBLE
         return Outcome(status, schedule, lower, info)
 

@@ -1,6 +1,6 @@
 """CP-SAT formulation of the average-bandwidth planning model
 (``models/planning.md``): a multi-resource project scheduling problem (RCPSP
-with releases) on the integer data of :class:`~.model.TickData`.
+with releases) on the integer data of :class:`~.data.TickData`.
 
 The model follows OR-Tools' ``examples/python/rcpsp_sat.py``: one interval per
 job, one cumulative per resource that also holds a *makespan interval*
