@@ -11,11 +11,9 @@ is validated, and its gap is
 the gap is the true optimality gap (``bound_is_optimum`` is true); otherwise
 the gap is an upper bound on the true gap.
 
-Which problem an instance poses is read off the instance: jobs with
-named-resource ``demands`` -> ``planning``; every job on a known partition
-(:meth:`Instance.effective_partition`) and no dependency -> ``io-sched`` (one
-pack per partition, :func:`opt_sched.operations.is_one_pack`); otherwise
-``hpc-io``.
+Which problem an instance poses is read off the instance: jobs pre-mapped to
+partitions -> ``io-sched`` (one pack per partition); jobs with named-resource
+``demands`` -> ``planning``; otherwise ``hpc-io``.
 """
 
 from __future__ import annotations
@@ -31,8 +29,6 @@ import pandas as pd
 
 from ..errors import OptionError
 from ..instance import Instance
-from ..objectives import check_objective, objective_value, relative_gap
-from ..operations import is_one_pack
 from ..schedule import Schedule
 
 __all__ = ["Heuristic", "expand_paths", "gap_table", "heuristics_for", "problem_of"]
@@ -42,7 +38,7 @@ def problem_of(instance: Instance) -> str:
     """The problem an instance poses (see the module docstring)."""
     if any(job.demands for job in instance.jobs):
         return "planning"
-    if is_one_pack(instance):
+    if instance.is_mapped:
         return "io-sched"
     return "hpc-io"
 
@@ -123,6 +119,12 @@ def _select(available: list[Heuristic], methods: str | Sequence[str] | None
     return chosen
 
 
+def _objective_value(instance: Instance, schedule: Schedule, objective: str) -> float:
+    if objective == "makespan":
+        return schedule.makespan(instance)
+    return schedule.max_stretch(instance)
+
+
 def gap_table(instances: Iterable[str | Path | Instance], *,
               methods: str | Sequence[str] | None = None, time_limit: float = 10.0,
               solver: str = "cpsat", objective: str = "makespan",
@@ -139,7 +141,9 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
     from ..io import read_instance
     from ..validation import assert_feasible
 
-    check_objective(objective)
+    if objective not in ("makespan", "max-stretch"):
+        raise OptionError(f"objective={objective!r} is not one of makespan, "
+                          "max-stretch")
     items = expand_paths(instances)
     rows = []
     known = set()
@@ -167,7 +171,8 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
                 _bound: float = bound, _optimal: bool = optimal,
                 _instance: Instance = instance, _problem: str = problem,
                 _obj: str = obj, _status: str = str(result.status)) -> dict:
-            gap = relative_gap(value, _bound)
+            gap = (None if value is None or _bound <= 0
+                   else max(0.0, (value - _bound) / _bound))
             return {"instance": _instance.name, "problem": _problem,
                     "objective": _obj, "method": method, "value": value,
                     "lower_bound": _bound, "bound_is_optimum": _optimal,
@@ -178,7 +183,7 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
             started = time.perf_counter()
             schedule = heuristic.run(instance)
             assert_feasible(instance, schedule)
-            value = objective_value(instance, schedule, obj)
+            value = _objective_value(instance, schedule, obj)
             rows.append(row(heuristic.name, value, time.perf_counter() - started))
         if progress:
             gap = "-" if result.gap is None else f"{100 * result.gap:.2f} %"
