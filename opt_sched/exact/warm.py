@@ -6,10 +6,14 @@ and the answer the backend falls back on when its time runs out while it is
 still building its model.
 
 **The one list.** :func:`warm_heuristics` is the only place that names the
-heuristics the exact models start from. Seam: once the method registry
-(``opt_sched.methods``, issue 8 point 1) exists, this function becomes a
-query of it -- every registered heuristic that supports the instance and
-produces a schedule of the problem -- and the list below goes away.
+heuristics the exact models start from. Seam: the method registry
+(``opt_sched.methods``, issue 8 point 1, built on another branch) answers the
+same question with ``warm_start_specs(instance, problem, sensibility)``
+(every registered method whose entry lists ``problem`` and supports the
+instance, Make-Pack's ``S`` set to the pack model's cap); once it is merged,
+:func:`warm_schedules` runs ``methods.method(spec).run(instance)`` for those
+specs and the list below goes away (``io_nodes``, used by the pack MILP, then
+becomes the ``lpt`` stage's parameter).
 
 A heuristic is skipped only when it *declares* that it does not support the
 instance (:attr:`WarmHeuristic.supports`); any error it raises otherwise is

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from ortools.sat.python import cp_model
 
 from ...errors import OptionError, SolverError
+from ...objectives import check_objective
 from ..deadline import Deadline
 from ..result import Outcome, SolveStatus
 from .common import (
@@ -87,9 +88,7 @@ class CpsatModel:
                  settings: ScheduleCpsatSettings, *, lower_bound: float = 0.0,
                  warm: Sequence[Structure] = (),
                  deadline: Deadline | None = None) -> None:
-        if objective not in ("makespan", "max-stretch"):
-            raise OptionError(f"objective={objective!r} is not one of makespan, "
-                              "max-stretch")
+        check_objective(objective)
         self.cp = cp_model
         self.data = data
         self.objective_name = objective

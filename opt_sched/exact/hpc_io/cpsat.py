@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...instance import Instance
+from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
 from ..cpsat.base import CpsatModel
 from ..cpsat.common import (
     ModelData,
@@ -36,7 +37,8 @@ __all__ = ["OBJECTIVES", "OPTIONS", "HpcIoCpsat", "run", "warm_structures"]
 OPTIONS = HpcIoCpsatSettings
 """The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
-OBJECTIVES = ("makespan", "max-stretch")
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives (:data:`opt_sched.objectives.OBJECTIVES`)."""
 
 
 class HpcIoCpsat(CpsatModel):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...instance import Instance
+from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
 from ...operations import one_pack_partitions, pack_starts
 from ..cpsat.base import CpsatModel
 from ..cpsat.common import ModelData, Retimed, Structure, structure_from_schedule
@@ -29,7 +30,8 @@ __all__ = ["OBJECTIVES", "OPTIONS", "IoSchedCpsat", "io_sched_data", "round_robi
 OPTIONS = ScheduleCpsatSettings
 """The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
-OBJECTIVES = ("makespan", "max-stretch")
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives (:data:`opt_sched.objectives.OBJECTIVES`)."""
 
 
 def io_sched_data(instance: Instance, resolution: float | None = None,

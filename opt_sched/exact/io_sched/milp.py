@@ -33,6 +33,7 @@ from typing import Any
 
 from ...errors import OptionError, SolverError
 from ...instance import Instance, Job
+from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
 from ...objectives import check_objective, meets_bound
 from ...operations import job_operations, one_pack_partitions, pack_starts
 from ...schedule import JobSchedule, Schedule
@@ -64,7 +65,8 @@ __all__ = [
     "solve_io_sched",
 ]
 
-OBJECTIVES = ("makespan", "max-stretch")
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives (:data:`opt_sched.objectives.OBJECTIVES`)."""
 
 DEFAULT_MAX_PHASES = 400
 """Largest number of I/O operations (nonzero I/O phases) the model accepts;

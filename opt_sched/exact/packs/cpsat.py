@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from ...instance import Instance
+from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
 from ..cpsat.base import CpsatModel
 from ..cpsat.common import ModelData, Retimed, Structure, mapping_data
 from ..cpsat.settings import PacksCpsatSettings
@@ -31,7 +32,8 @@ __all__ = ["OBJECTIVES", "OPTIONS", "PacksCpsat", "run"]
 OPTIONS = PacksCpsatSettings
 """The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
-OBJECTIVES = ("makespan", "max-stretch")
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives (:data:`opt_sched.objectives.OBJECTIVES`)."""
 
 
 class PacksCpsat(CpsatModel):
