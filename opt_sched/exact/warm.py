@@ -13,7 +13,7 @@ same question with ``warm_start_specs(instance, problem, sensibility)``
 instance, Make-Pack's ``S`` set to the pack model's cap); once it is merged,
 :func:`warm_schedules` runs ``methods.method(spec).run(instance)`` for those
 specs and the list below goes away (``io_nodes``, used by the pack MILP, then
-becomes the ``lpt`` stage's parameter).
+becomes the stage parameter ``lpt(R=...)``).
 
 A heuristic is skipped only when it *declares* that it does not support the
 instance (:attr:`WarmHeuristic.supports`); any error it raises otherwise is
