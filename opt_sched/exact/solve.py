@@ -37,10 +37,10 @@ from ..instance import Instance
 from ..objectives import OBJECTIVES, RTOL, check_objective
 from .certify import certify
 from .deadline import (
+    SECONDS_PER_PHASE,
     Deadline,
     OutOfTimeError,
     certification_reserve,
-    certification_time,
     tolerated_overrun,
 )
 from .problems import check_instance, combinatorial_bound, infeasibility
@@ -162,11 +162,11 @@ def _answer(instance: Instance, problem: str, objective: str, backend: Any,
     combinatorial = combinatorial_bound(
         instance, problem, objective,
         expired=Deadline(BOUND_SHARE * inner.remaining()).expired)
-    if certification_time(phases) > limit:
+    if SECONDS_PER_PHASE * phases > limit:
         # no schedule of this size can be validated within the limit
         return Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, info={
             "stopped": f"certifying a schedule of {phases} phases takes about "
-                       f"{certification_time(phases):.3g} s, more than "
+                       f"{SECONDS_PER_PHASE * phases:.3g} s, more than "
                        f"time_limit={limit:g}"}), combinatorial
     try:
         outcome = backend.run(instance, objective, settings,
