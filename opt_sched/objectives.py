@@ -42,6 +42,7 @@ __all__ = [
     "RTOL",
     "check_objective",
     "check_value_above_bound",
+    "gap_or_nan",
     "meets_bound",
     "objective_value",
     "relative_gap",
@@ -134,3 +135,9 @@ def relative_gap(value: float | None, bound: float | None) -> float | None:
     if value <= bound + tolerance(bound):
         return 0.0
     return (value - bound) / bound
+
+
+def gap_or_nan(value: float | None, bound: float | None) -> float:
+    """:func:`relative_gap` for tables: NaN where no gap exists."""
+    gap = relative_gap(value, bound)
+    return math.nan if gap is None else gap

@@ -52,7 +52,7 @@ from ..milp.backend import (
 from ..milp.backend import prepare as milp_prepare
 from ..result import Outcome, Result, SolveStatus
 from ..warm import prepare as warm_prepare
-from ..warm import warm_heuristics
+from ..warm import warm_methods
 
 __all__ = ["OBJECTIVES", "OPTIONS", "LevelData", "PacksMilp", "PacksMilpSettings",
            "level_data", "planned_makespan", "run", "solve_packs"]
@@ -424,14 +424,13 @@ def planned_makespan(instance: Instance, rows: list[list[tuple[str, ...]]],
 
 
 def _heuristic_rows(data: LevelData) -> list[list[tuple[str, ...]]] | None:
-    """The warm pack plan: among the warm pack heuristics
-    (:func:`opt_sched.exact.warm.warm_heuristics`, with the model's cap), the
+    """The warm pack plan: among the warm pack methods
+    (:func:`opt_sched.exact.warm.warm_methods`, with the model's cap), the
     plan of smallest planned makespan; ``None`` when there is none."""
     best: tuple[float, list[list[tuple[str, ...]]]] | None = None
-    for heuristic in warm_heuristics("packs", data.sensibility):
-        if not heuristic.supports(data.instance):
-            continue
-        plan = heuristic.plan(data.instance, data.io_nodes)
+    for method in warm_methods(data.instance, "packs", sensibility=data.sensibility,
+                               io_nodes=data.io_nodes):
+        plan = method.plan(data.instance)
         rows = [[tuple(pack) for pack in row] for row in plan.packs[:data.io_nodes]]
         value = planned_makespan(data.instance, rows, data.bandwidth)
         if best is None or value < best[0]:
