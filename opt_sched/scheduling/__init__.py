@@ -22,6 +22,8 @@ from typing import Any
 
 from ..errors import OptionError
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
+from .conservative import ConservativeBackfilling
+from .easy import EasyBackfilling
 from .fcfs import FCFS
 from .plan import PlanScheduler
 from .replay import replay
@@ -30,6 +32,8 @@ __all__ = [
     "FCFS",
     "SCHEDULERS",
     "Cluster",
+    "ConservativeBackfilling",
+    "EasyBackfilling",
     "JobTable",
     "PlanScheduler",
     "RunningJob",
@@ -43,6 +47,8 @@ __all__ = [
 
 SCHEDULERS: dict[str, Callable[..., Scheduler]] = {
     "fcfs": FCFS,
+    "easy": EasyBackfilling,
+    "conservative": ConservativeBackfilling,
 }
 """Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`)."""
 
