@@ -8,7 +8,14 @@ the registered start rules.
   :class:`JobTable` (what schedulers may know), :class:`Cluster` (the view).
 - :mod:`.replay` -- :func:`replay`, the engine.
 - :mod:`.plan` -- :class:`PlanScheduler`: a batch plan as a start rule.
-- one module per scheduler, registered in :data:`SCHEDULERS`.
+- one module per scheduler, registered in :data:`SCHEDULERS`: ``fcfs``,
+  ``easy`` and ``conservative`` (batsched's EASY and conservative
+  backfilling, :mod:`.easy`, :mod:`.conservative`), ``io-easy`` (seed 000's
+  I/O-aware list scheduling, :mod:`.io_aware`), ``herbein`` (Herbein et
+  al.'s bandwidth-limited backfilling, :mod:`.herbein`). The backfilling ones
+  share :mod:`.backfilling` (lanes, reservations), :mod:`.profile` (the
+  availability profile), :mod:`.queue_order` (``order="fcfs"|"sjf"``) and
+  :mod:`.bandwidth` (bandwidth rules).
 
 Adding a scheduler: one module with a class that follows
 :class:`Scheduler`, plus one line in :data:`SCHEDULERS` (or
@@ -25,6 +32,8 @@ from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
 from .conservative import ConservativeBackfilling
 from .easy import EasyBackfilling
 from .fcfs import FCFS
+from .herbein import HerbeinEasy
+from .io_aware import IOAwareEasy
 from .plan import PlanScheduler
 from .replay import replay
 
@@ -34,6 +43,8 @@ __all__ = [
     "Cluster",
     "ConservativeBackfilling",
     "EasyBackfilling",
+    "HerbeinEasy",
+    "IOAwareEasy",
     "JobTable",
     "PlanScheduler",
     "RunningJob",
@@ -49,6 +60,8 @@ SCHEDULERS: dict[str, Callable[..., Scheduler]] = {
     "fcfs": FCFS,
     "easy": EasyBackfilling,
     "conservative": ConservativeBackfilling,
+    "io-easy": IOAwareEasy,
+    "herbein": HerbeinEasy,
 }
 """Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`)."""
 

@@ -50,6 +50,7 @@ class Lane:
         "bandwidth",
         "ended",
         "ends",
+        "free_count",
         "head",
         "index",
         "overdue",
@@ -77,6 +78,7 @@ class Lane:
         self.overdue: dict[int, float] = {}
         self.head: int | None = None
         self.stale = False
+        self.free_count = size
 
 
 class ProfileScheduler:
@@ -124,6 +126,24 @@ class ProfileScheduler:
                                     self.rule.capacity(band)))
         self._lane_of = [self._lanes[max(0, p)] for p in jobs.partition.tolist()]
         self._active: dict[int, Lane] = {}
+        if tracked:
+            self._check_demands()
+
+    def _check_demands(self) -> None:
+        """A job whose bandwidth exceeds its partition's capacity (or limit)
+        could never start."""
+        for j, demand in enumerate(self._demand):
+            lane = self._lane_of[j]
+            cap = lane.profile.capacity
+            fits = (demand <= cap + lane.profile.tol if cap is not None
+                    else self.rule.admits(demand, 0.0, lane.bandwidth))
+            if not fits:
+                limit = cap if cap is not None else getattr(self.rule, "limit", None)
+                raise OptionError(
+                    f"scheduler {self.name!r}: job {self._jobs.ids[j]!r} has average "
+                    f"bandwidth {demand:g}, above the limit "
+                    f"{lane.bandwidth if limit is None else limit:g}; it could never "
+                    "start")
 
     def submit(self, now: float, job: int) -> None:
         lane = self._lane_of[job]
@@ -135,6 +155,7 @@ class ProfileScheduler:
         lane = self._lane_of[job]
         start, end, mask, demand = lane.running.pop(job)
         lane.profile.remove(start, end, mask, demand)
+        lane.free_count += self._nodes[job]
         lane.overdue.pop(job, None)
         lane.running_bw = lane.running_bw - demand if lane.running else 0.0
         lane.ended = True
@@ -183,6 +204,14 @@ class ProfileScheduler:
             for j in list(lane.reserved):
                 self._unreserve(lane, j)
             lane.head = None
+        elif self._checks and lane.reserved:
+            # a head held back by an admission rule reserves from a past
+            # instant: place it again from now
+            for j, alloc in list(lane.reserved.items()):
+                if alloc[0] < now:
+                    self._unreserve(lane, j)
+                    if j == lane.head:
+                        lane.head = None
 
     def _fits_now(self, lane: Lane, job: int) -> int | None:
         """The machines ``job`` would take now without delaying any
@@ -222,6 +251,7 @@ class ProfileScheduler:
         demand = self._demand[job]
         alloc = (now, end, mask, demand)
         lane.running[job] = alloc
+        lane.free_count -= nodes
         lane.running_bw += demand
         lane.profile.add(*alloc)
         heapq.heappush(lane.ends, (end, job))

@@ -70,10 +70,12 @@ class EasyBackfilling(ProfileScheduler):
                 i += 1
             placed = True
         head = order[i] if i < n else None
-        profile = lane.profile
         nodes = self._nodes
+        # batsched counts the machines of its first slice, which at a slice
+        # boundary is the zero-length slice [now, now): the machines no
+        # running job holds (a reservation starting now is not in it)
+        free = lane.free_count
         if not (lane.ended or lane.stale):
-            free = profile.free_now().bit_count()
             for j in lane.released:
                 if free <= 0:
                     break
@@ -83,8 +85,7 @@ class EasyBackfilling(ProfileScheduler):
                 if mask is not None:
                     self._start(lane, j, mask, now, starts)
                     free -= nodes[j]
-        elif profile.free_now():
-            free = profile.free_now().bit_count()
+        elif free > 0:
             for idx in range(i, n):
                 j = order[idx]
                 if j == head:
