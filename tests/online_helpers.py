@@ -126,13 +126,14 @@ class ReservationLog:
         def decide(now):
             starts = inner_decide(now)
             self._heads = set()
-            for lane in scheduler._lanes:
-                for j, alloc in lane.reserved.items():
-                    self.first.setdefault(j, alloc[0])
-                head = lane.head
-                if head is not None and head in lane.reserved:
+            for k in range(len(scheduler._queues)):
+                reserved = scheduler.reservations(k)
+                for j, start in reserved.items():
+                    self.first.setdefault(j, start)
+                head = scheduler.head(k)
+                if head is not None and head in reserved:
                     self._heads.add(head)
-                    start = lane.reserved[head][0]
+                    start = reserved[head]
                     if head not in self.as_head:
                         self.as_head[head] = start
                     elif start > self.as_head[head]:

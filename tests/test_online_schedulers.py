@@ -3,13 +3,14 @@ comments), their options and their errors."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import opt_sched.validation as validation
 from opt_sched import Instance, Job, Platform
 from opt_sched.errors import OptionError
 from opt_sched.scheduling import SCHEDULERS, get_scheduler, replay
-from opt_sched.scheduling.profile import Profile, lowest_machines
+from opt_sched.scheduling import profile as pf
 from opt_sched.scheduling.queue_order import SJFOrder, get_queue_order
 
 J = Job.periodic
@@ -196,21 +197,52 @@ def test_queue_order_protocol():
 
 def test_profile_first_fit_by_hand():
     # 4 machines; a job on {0, 1} until 10, a reservation on {2} over [5, 8).
-    p = Profile(4, now=0.0)
-    p.add(0.0, 10.0, 0b0011)
-    p.add(5.0, 8.0, 0b0100)
-    assert p.times == [0.0, 5.0, 8.0, 10.0]
-    assert p.free == [0b1100, 0b1000, 0b1100, 0b1111]
+    times, bw = np.zeros((1, 16)), np.zeros((1, 16))
+    free = np.zeros((1, 16, 1), np.uint64)
+    free[0, 0, 0] = 0b1111
+    masks = np.array([[0b0011], [0b0100]], np.uint64)
+    nsl = pf.add(times, free, bw, 0, 1, 0.0, 10.0, masks, 0, 0.0, False)
+    nsl = pf.add(times, free, bw, 0, nsl, 5.0, 8.0, masks, 1, 0.0, False)
+    assert times[0, :nsl].tolist() == [0.0, 5.0, 8.0, 10.0]
+    assert free[0, :nsl, 0].tolist() == [0b1100, 0b1000, 0b1100, 0b1111]
+    busy, scratch, out = (np.zeros((1, 1), np.uint64) for _ in range(3))
+
+    def first_fit(nodes, length):
+        a, now = pf.first_fit(times, free, bw, 0, nsl, busy, 0.0, nodes, length, 0.0,
+                              False, 0.0, scratch, out, 0)
+        return a, now, int(out[0, 0])
+
     # 2 machines for 5 s: [0, 5) has {2, 3}: starts now on {2, 3}
-    assert p.first_fit(2, 5.0) == (0, 0.0, 0b1100, True)
+    assert first_fit(2, 5.0) == (0, True, 0b1100)
     # 2 machines for 6 s: [0, 6) crosses the reservation; at 5 only {3}; at 8
-    # {2, 3} until 10 then all: starts at 8 on {2, 3}
-    assert p.first_fit(2, 6.0) == (2, 8.0, 0b1100, False)
-    assert p.fit_now(2, 6.0) is None
+    # {2, 3} until 10, then all: at 8 on {2, 3}
+    assert first_fit(2, 6.0) == (2, False, 0b1100)
+    assert not pf.fit_now(times, free, bw, 0, nsl, busy, 0.0, 2, 6.0, 0.0, False, 0.0,
+                          scratch, out, 0)
+    # 1 machine for 20 s: {3} is free throughout, and the lowest one
+    assert first_fit(1, 20.0) == (0, True, 0b1000)
     # 4 machines: at 10
-    assert p.first_fit(4, 1.0) == (3, 10.0, 0b1111, False)
-    p.remove(5.0, 8.0, 0b0100)
-    assert p.times == [0.0, 10.0] and p.free == [0b1100, 0b1111]
-    p.advance(10.0)
-    assert p.times == [10.0] and p.free == [0b1111]
-    assert lowest_machines(0b10110, 2) == (0b00110, (1, 2))
+    assert first_fit(4, 1.0) == (3, False, 0b1111)
+    # machine 3 busy now (a job past its estimate): the 1-machine job is
+    # placed from now on {3} but cannot start now
+    busy[0, 0] = 0b1000
+    assert first_fit(1, 20.0) == (0, False, 0b1000)
+    nsl = pf.remove(times, free, bw, 0, nsl, 5.0, 8.0, masks, 1, 0.0, False)
+    assert times[0, :nsl].tolist() == [0.0, 10.0]
+    assert free[0, :nsl, 0].tolist() == [0b1100, 0b1111]
+    nsl = pf.advance(times, free, bw, 0, nsl, 10.0)
+    assert times[0, :nsl].tolist() == [10.0] and free[0, :nsl, 0].tolist() == [0b1111]
+
+
+def test_bit_sets_over_several_words():
+    rows = np.array([[0b1011, 0, 1 << 63]], np.uint64)
+    assert pf.count_row(rows, 0) == 4
+    out = np.zeros((2, 3), np.uint64)
+    pf.lowest_row(rows, 0, 3, out, 1)
+    assert out[1].tolist() == [0b1011, 0, 0]
+    pf.lowest_row(rows, 0, 4, out, 1)
+    assert out[1].tolist() == [0b1011, 0, 1 << 63]
+    numbers = np.zeros(8, np.int64)
+    count = pf.machines_of(rows, 0, numbers, 2)
+    assert numbers[2:2 + count].tolist() == [0, 1, 3, 191]
+    assert pf.words_for(64) == 1 and pf.words_for(65) == 2

@@ -1,5 +1,8 @@
 """Bandwidth rules of the I/O-aware schedulers: how a job's average I/O
 bandwidth ``beta_i`` (:attr:`JobTable.bandwidth`) limits when it starts.
+A rule only states its parameters; the compiled passes
+(:mod:`~opt_sched.scheduling.backfill_kernel`) apply them, with a relative
+tolerance of ``1e-9`` on sums of bandwidths.
 
 A rule is composed into a profile scheduler
 (:class:`~opt_sched.scheduling.backfilling.ProfileScheduler`):
@@ -23,7 +26,6 @@ from __future__ import annotations
 import math
 
 from ..errors import OptionError
-from .profile import BW_TOL
 
 __all__ = ["BandwidthLimit", "BandwidthRule", "IgnoreBandwidth", "ReservedBandwidth"]
 
@@ -41,11 +43,9 @@ class BandwidthRule:
         """The bandwidth capacity the profile tracks (``None``: none)."""
         return None
 
-    def admits(self, demand: float, running: float, partition_bandwidth: float
-               ) -> bool:
-        """May a job of bandwidth ``demand`` start now, with ``running`` the
-        sum over the running jobs?"""
-        return True
+    def limit_for(self, partition_bandwidth: float) -> float:
+        """The admission limit ``L`` checked at start time (``inf``: none)."""
+        return math.inf
 
 
 class IgnoreBandwidth(BandwidthRule):
@@ -80,9 +80,5 @@ class BandwidthLimit(BandwidthRule):
             raise OptionError(f"limit={limit!r} must be a positive number")
         self.limit = limit
 
-    def admits(self, demand: float, running: float, partition_bandwidth: float
-               ) -> bool:
-        if demand <= 0.0:
-            return True
-        limit = partition_bandwidth if self.limit is None else self.limit
-        return running + demand <= limit + BW_TOL * max(limit, 1.0)
+    def limit_for(self, partition_bandwidth: float) -> float:
+        return partition_bandwidth if self.limit is None else self.limit

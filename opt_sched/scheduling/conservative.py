@@ -25,8 +25,8 @@ So no job ever starts after its first reservation.
 
 from __future__ import annotations
 
-from .backfilling import Lane, ProfileScheduler
-from .base import Start
+from . import backfill_kernel as bk
+from .backfilling import ProfileScheduler
 
 __all__ = ["ConservativeBackfilling"]
 
@@ -44,14 +44,4 @@ class ConservativeBackfilling(ProfileScheduler):
     """
 
     name = "conservative"
-
-    def _pass(self, lane: Lane, now: float, starts: list[Start]) -> None:
-        if not (lane.ended or lane.stale):
-            for j in lane.released:
-                self._place(lane, j, now, starts)
-            return
-        reserved = lane.reserved
-        for j in self.order.sort(list(lane.queue), now):
-            if j in reserved:
-                self._unreserve(lane, j)
-            self._place(lane, j, now, starts)
+    kind = bk.CONSERVATIVE

@@ -37,8 +37,8 @@ jobs ended, when it can only move earlier.
 
 from __future__ import annotations
 
-from .backfilling import Lane, ProfileScheduler
-from .base import Start
+from . import backfill_kernel as bk
+from .backfilling import ProfileScheduler
 
 __all__ = ["EasyBackfilling"]
 
@@ -55,54 +55,4 @@ class EasyBackfilling(ProfileScheduler):
     """
 
     name = "easy"
-
-    def _pass(self, lane: Lane, now: float, starts: list[Start]) -> None:
-        order = self.order.sort(list(lane.queue), now)
-        n = len(order)
-        running = lane.running
-        reserved = lane.reserved
-        i = 0
-        placed = False  # the head was placed on the present profile
-        if (order[0] if n else None) != lane.head:
-            if lane.head is not None and lane.head in reserved:
-                self._unreserve(lane, lane.head)
-            while i < n and self._place(lane, order[i], now, starts):
-                i += 1
-            placed = True
-        head = order[i] if i < n else None
-        nodes = self._nodes
-        # batsched counts the machines of its first slice, which at a slice
-        # boundary is the zero-length slice [now, now): the machines no
-        # running job holds (a reservation starting now is not in it)
-        free = lane.free_count
-        if not (lane.ended or lane.stale):
-            for j in lane.released:
-                if free <= 0:
-                    break
-                if j == head or j in running or nodes[j] > free:
-                    continue
-                mask = self._fits_now(lane, j)
-                if mask is not None:
-                    self._start(lane, j, mask, now, starts)
-                    free -= nodes[j]
-        elif free > 0:
-            for idx in range(i, n):
-                j = order[idx]
-                if j == head:
-                    if not placed:
-                        if j in reserved:
-                            self._unreserve(lane, j)
-                        if self._place(lane, j, now, starts):
-                            free -= nodes[j]
-                            head = order[idx + 1] if idx + 1 < n else None
-                    placed = False
-                    continue
-                if free <= 0 and not self._zero_nodes:
-                    break  # the head is placed: nothing else can start
-                if nodes[j] > free:
-                    continue
-                mask = self._fits_now(lane, j)
-                if mask is not None:
-                    self._start(lane, j, mask, now, starts)
-                    free -= nodes[j]
-        lane.head = head
+    kind = bk.EASY

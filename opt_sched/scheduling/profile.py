@@ -1,260 +1,325 @@
-"""The availability profile of one partition: which machines (and how much
-I/O bandwidth) are expected to be free at every future time.
+"""The availability profile of a partition (compiled, numba ``cache=True``):
+which machines, and how much I/O bandwidth, are expected to be free at
+every future time.
 
 This is the data structure of Batsim's reference scheduler, batsched
-(``src/schedule.cpp``, class ``Schedule``), rewritten: time from ``now`` on
-is cut into *slices* ``[t_k, t_{k+1})`` (the last one unbounded); slice
-``k`` has a set ``F_k`` of free machines (a Python ``int`` used as a bit
-set: bit ``m`` is machine ``m``) and, when the profile tracks bandwidth, a
-free bandwidth ``B_k``. Running jobs occupy their machines until their
-*estimated* end ``S_i + e_i``; reservations occupy theirs over
-``[s_i, s_i + e_i)``. Adjacent slices with equal contents are merged, so the
-profile is a function of time only (batsched merges slices that hold the
-same jobs; the two forms give the same answers, see :meth:`first_fit`).
+(``src/schedule.cpp``, class ``Schedule``), rewritten on arrays. Time from
+``now`` on is cut into *slices* ``[t_i, t_{i+1})`` (the last one
+unbounded). For the profile ``k`` (one per partition): ``times[k, i] =
+t_i``; ``free[k, i]`` is the set ``F_i`` of machines free in slice ``i``, a
+bit set of ``W`` 64-bit words (bit ``m % 64`` of word ``m // 64`` is machine
+``m``); ``bw[k, i]`` is the free bandwidth ``B_i`` when the profile tracks
+bandwidth. ``nsl`` slices are in use; the caller provides the capacity (two
+more slices per allocation added). Running jobs occupy their machines
+until their *estimated* end ``S_j + e_j``; reservations occupy theirs over
+``[s_j, s_j + e_j)``. Adjacent slices with equal contents are merged, so
+the profile is a function of time (batsched merges slices holding the same
+jobs; the answers are the same, see :func:`first_fit`).
 
 First fit (batsched ``Schedule::add_job_first_fit``): the earliest slice
 start ``t_a`` (``now`` or a later boundary) such that
 
-.. math:: \\Big|\\bigcap_{k:\\,[t_k,t_{k+1}) \\cap [t_a, t_a+e_i) \\ne
-          \\emptyset} F_k\\Big| \\ge Q_i
+.. math:: \\Big|\\bigcap_{i:\\,[t_i,t_{i+1}) \\cap [t_a, t_a+e_j) \\ne
+          \\emptyset} F_i\\Big| \\ge Q_j
           \\quad\\text{and}\\quad
-          \\min_k B_k \\ge \\beta_i ,
+          \\min_i B_i \\ge \\beta_j ,
 
-and the job takes the ``Q_i`` lowest-numbered machines of that
-intersection (batsched's ``BasicResourceSelector``: ``available.left(Q)``):
-the lowest-numbered machines that stay free for the job's whole requested
-time.
+the job taking the ``Q_j`` lowest-numbered machines of that intersection
+(batsched's ``BasicResourceSelector``: ``available.left(Q)``): the
+lowest-numbered machines that stay free for the job's whole requested time.
+An anchor whose own slice lacks room is skipped, and the scan of an anchor
+stops at the first slice where the intersection drops below ``Q_j``
+(batsched's two loops). A redundant boundary between equal slices never
+changes the answer: if a job fits at the later of two equal slices it fits
+at the earlier one, over a window whose free machines are a superset.
 
 A running job still running at its estimated end (possible only when jobs
 are not killed at their wall time) is expected to end *any moment now*: its
-machines are free in the profile from ``now`` on, but busy *at* ``now``
-(``busy_now``); a job fits now only on machines that are also not busy now.
-This is what batsched's zero-length first slice ``[now, now)`` does for a
-job whose estimated end is exactly ``now``.
+machines are free in the profile from ``now`` on but busy *at* ``now``
+(``busy[k]``, ``busy_bw``); a job starts now only on machines also not busy
+now. This is what batsched's zero-length first slice ``[now, now)`` does
+for a job whose estimated end is exactly ``now``.
+
+Every function takes whole arrays and indices, never array views: a view
+costs two atomic reference-count updates in compiled code, which dominated
+the replay time when the functions took rows.
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 
-__all__ = ["BW_TOL", "Profile", "lowest_machines", "mask_of"]
+import numpy as np
+from numba import njit
+
+__all__ = ["BW_TOL", "add", "advance", "count_row", "first_fit", "fit_now",
+           "lowest_row", "machines_of", "remove", "words_for"]
 
 BW_TOL = 1e-9
 """Relative tolerance of bandwidth comparisons (sums of floats)."""
 
-
-def lowest_machines(mask: int, count: int) -> tuple[int, tuple[int, ...]]:
-    """The ``count`` lowest set bits of ``mask``: ``(their mask, their
-    numbers in increasing order)``. ``mask`` must hold at least ``count``."""
-    taken = 0
-    numbers = []
-    for _ in range(count):
-        low = mask & -mask
-        numbers.append(low.bit_length() - 1)
-        taken |= low
-        mask ^= low
-    return taken, tuple(numbers)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_ONE = np.uint64(1)
+_S1 = np.uint64(1)
+_S2 = np.uint64(2)
+_S4 = np.uint64(4)
+_S56 = np.uint64(56)
 
 
-def mask_of(machines: tuple[int, ...]) -> int:
-    """The bit set of ``machines``."""
-    mask = 0
-    for m in machines:
-        mask |= 1 << m
-    return mask
+def words_for(machines: int) -> int:
+    """``W``: 64-bit words per machine set."""
+    return max(1, (machines + 63) // 64)
 
 
-class Profile:
-    """Expected free machines (and bandwidth) of one partition over time.
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> _S1) & _M1)
+    x = (x & _M2) + ((x >> _S2) & _M2)
+    x = (x + (x >> _S4)) & _M4
+    return np.int64((x * _H01) >> _S56)
 
-    Parameters
-    ----------
-    size
-        ``P_k``, the machines (numbered ``0..P_k-1``).
-    now
-        The start of the profile.
-    bandwidth
-        The capacity of the tracked bandwidth, or ``None`` (not tracked:
-        every demand fits).
-    """
 
-    __slots__ = ("busy_bw", "busy_now", "bw", "capacity", "free", "size", "times",
-                 "tol")
+@njit(cache=True, inline="always")
+def count_row(rows, r):
+    """``|rows[r]|``."""
+    c = 0
+    for w in range(rows.shape[1]):
+        c += _popcount(rows[r, w])
+    return c
 
-    def __init__(self, size: int, now: float = 0.0,
-                 bandwidth: float | None = None) -> None:
-        self.size = size
-        self.times = [now]
-        self.free = [(1 << size) - 1]
-        self.capacity = bandwidth
-        self.bw = None if bandwidth is None else [bandwidth]
-        self.tol = 0.0 if bandwidth is None else BW_TOL * max(bandwidth, 1.0)
-        self.busy_now = 0
-        self.busy_bw = 0.0
 
-    # -- time -----------------------------------------------------------------------
-    def advance(self, now: float, busy_now: int = 0, busy_bw: float = 0.0) -> None:
-        """Make ``now`` the start of the profile (batsched
-        ``update_first_slice``): slices that ended by ``now`` are dropped.
-        ``busy_now``/``busy_bw``: the machines and bandwidth of running jobs
-        past their estimated end (busy now, expected free from now on)."""
-        times = self.times
-        if len(times) > 1 and times[1] <= now:
-            cut = bisect_right(times, now) - 1
-            del times[:cut]
-            del self.free[:cut]
-            if self.bw is not None:
-                del self.bw[:cut]
-        if now > times[0]:
-            times[0] = now
-        self.busy_now = busy_now
-        self.busy_bw = busy_bw
+@njit(cache=True, inline="always")
+def _count_slice(free, k, i):
+    c = 0
+    for w in range(free.shape[2]):
+        c += _popcount(free[k, i, w])
+    return c
 
-    @property
-    def now(self) -> float:
-        return self.times[0]
 
-    def free_now(self) -> int:
-        """The machines free now (first slice, less ``busy_now``)."""
-        return self.free[0] & ~self.busy_now
+@njit(cache=True, inline="always")
+def lowest_row(rows, r, count, out, o):
+    """``out[o]`` = the ``count`` lowest machines of ``rows[r]`` (which has
+    as many)."""
+    need = count
+    for w in range(rows.shape[1]):
+        x = rows[r, w]
+        if need == 0:
+            out[o, w] = 0
+            continue
+        c = _popcount(x)
+        if c <= need:
+            out[o, w] = x
+            need -= c
+        else:
+            y = x
+            for _ in range(need):
+                y &= y - _ONE
+            out[o, w] = x ^ y
+            need = 0
 
-    # -- queries --------------------------------------------------------------------
-    def fit_now(self, nodes: int, length: float, demand: float = 0.0) -> int | None:
-        """The machines a job would take if it started now (the lowest-
-        numbered ``nodes`` machines free over ``[now, now + length)`` and
-        now), or ``None`` if it does not fit now. Same as
-        ``first_fit(...)[2]`` when that starts now, only faster."""
-        free, times = self.free, self.times
-        mask = free[0] & ~self.busy_now
-        if mask.bit_count() < nodes:
-            return None
-        end = times[0] + length
-        last = len(times)
-        k = 1
-        while k < last and times[k] < end:
-            mask &= free[k]
-            if mask.bit_count() < nodes:
-                return None
-            k += 1
-        if self.bw is not None and demand > 0.0:
-            tol = self.tol
-            if self.bw[0] - self.busy_bw + tol < demand:
-                return None
-            if min(self.bw[:k]) + tol < demand:
-                return None
-        return mask if mask.bit_count() == nodes else lowest_machines(mask, nodes)[0]
 
-    def first_fit(self, nodes: int, length: float, demand: float = 0.0
-                  ) -> tuple[int, float, int, bool] | None:
-        """Where a job of ``nodes`` machines, estimated ``length`` and
-        bandwidth ``demand`` fits first: ``(slice index, start, machines
-        mask, starts now)``, or ``None`` if it never fits.
+@njit(cache=True)
+def machines_of(rows, r, out, o):
+    """Write the machine numbers of ``rows[r]`` into ``out[o:]``,
+    increasing; return how many."""
+    c = 0
+    for w in range(rows.shape[1]):
+        x = rows[r, w]
+        b = 64 * w
+        while x:
+            if x & _ONE:
+                out[o + c] = b
+                c += 1
+            x >>= _S1
+            b += 1
+    return c
 
-        Anchors are slice starts; an anchor whose own slice lacks room is
-        skipped, and the scan of an anchor stops at the first slice where
-        the intersection drops below ``nodes`` (batsched's two loops). A
-        redundant boundary between equal slices never changes the answer:
-        if a job fits at the later of two equal slices it fits at the
-        earlier one over a window whose free machines are a superset.
-        """
-        free, times = self.free, self.times
-        bw = self.bw
-        track = bw is not None and demand > 0.0
-        tol = self.tol
-        last = len(times)
-        for a in range(last):
-            mask = free[a]
-            if mask.bit_count() < nodes:
-                continue
-            if track and bw[a] + tol < demand:
-                continue
-            end = times[a] + length
-            k = a + 1
-            ok = True
-            while k < last and times[k] < end:
-                mask &= free[k]
-                if mask.bit_count() < nodes or (track and bw[k] + tol < demand):
-                    ok = False
-                    break
-                k += 1
-            if not ok:
-                continue
-            if a == 0:
-                now_mask = mask & ~self.busy_now
-                if (now_mask.bit_count() >= nodes
-                        and (not track or bw[0] - self.busy_bw + tol >= demand)):
-                    return 0, times[0], lowest_machines(now_mask, nodes)[0], True
-                return 0, times[0], lowest_machines(mask, nodes)[0], False
-            return a, times[a], lowest_machines(mask, nodes)[0], False
-        return None
 
-    # -- updates --------------------------------------------------------------------
-    def _split(self, t: float) -> int:
-        """Index of the slice starting at ``t`` (``t > now``, finite),
-        splitting the slice containing it if needed."""
-        times = self.times
-        k = bisect_right(times, t) - 1
-        if times[k] == t:
-            return k
-        times.insert(k + 1, t)
-        self.free.insert(k + 1, self.free[k])
-        if self.bw is not None:
-            self.bw.insert(k + 1, self.bw[k])
-        return k + 1
+@njit(cache=True, inline="always")
+def _same(free, bw, k, a, b, track):
+    for w in range(free.shape[2]):
+        if free[k, a, w] != free[k, b, w]:
+            return False
+    return not track or bw[k, a] == bw[k, b]
 
-    def add(self, start: float, end: float, mask: int, demand: float = 0.0) -> None:
-        """Occupy ``mask`` (and ``demand``) over ``[start, end)``, ``start``
-        a slice start (as returned by :meth:`first_fit`) or ``now``."""
-        times = self.times
-        if end <= start or end <= times[0]:
-            return
-        lo = 0 if start <= times[0] else self._split(start)
-        hi = self._split(end) if end < math.inf else len(times)
-        free = self.free
-        keep = ~mask
-        for k in range(lo, hi):
-            free[k] &= keep
-        if self.bw is not None and demand:
-            bw = self.bw
-            for k in range(lo, hi):
-                bw[k] -= demand
-        self._merge(lo, hi)
 
-    def remove(self, start: float, end: float, mask: int, demand: float = 0.0) -> None:
-        """Free ``mask`` (and ``demand``) over ``[start, end)`` again (a
-        running job that ended, or a reservation that is dropped)."""
-        times = self.times
-        if end <= times[0] or end <= start:
-            return
-        # merged slices may hide the allocation's bounds: split there first
-        lo = 0 if start <= times[0] else self._split(start)
-        hi = self._split(end) if end < math.inf else len(times)
-        free = self.free
-        for k in range(lo, hi):
-            free[k] |= mask
-        if self.bw is not None and demand:
-            bw = self.bw
-            for k in range(lo, hi):
-                bw[k] += demand
-        self._merge(lo, hi)
+@njit(cache=True, inline="always")
+def _delete(times, free, bw, k, nsl, i):
+    for r in range(i, nsl - 1):
+        times[k, r] = times[k, r + 1]
+        bw[k, r] = bw[k, r + 1]
+        for w in range(free.shape[2]):
+            free[k, r, w] = free[k, r + 1, w]
+    return nsl - 1
 
-    def _merge(self, lo: int, hi: int) -> None:
-        """Merge equal neighbours among slices ``lo-1 .. hi``."""
-        times, free, bw = self.times, self.free, self.bw
-        k = min(hi, len(times) - 1)
-        stop = max(lo, 1)
-        while k >= stop:
-            if free[k] == free[k - 1] and (bw is None or bw[k] == bw[k - 1]):
-                del times[k]
-                del free[k]
-                if bw is not None:
-                    del bw[k]
-            k -= 1
 
-    def __repr__(self) -> str:
-        parts = []
-        for k, t in enumerate(self.times):
-            bw = "" if self.bw is None else f" bw={self.bw[k]:g}"
-            parts.append(f"[{t:g}: {self.free[k]:b}{bw}]")
-        return "Profile(" + " ".join(parts) + ")"
+@njit(cache=True, inline="always")
+def _split(times, free, bw, k, nsl, t):
+    """Index of the slice starting at ``t`` (``t > times[k, 0]``, finite),
+    splitting the slice containing it if needed; and the new ``nsl``."""
+    lo, hi = 0, nsl
+    while lo < hi:  # first slice starting after t
+        mid = (lo + hi) // 2
+        if times[k, mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo - 1
+    if times[k, i] == t:
+        return i, nsl
+    for r in range(nsl, i + 1, -1):
+        times[k, r] = times[k, r - 1]
+        bw[k, r] = bw[k, r - 1]
+        for w in range(free.shape[2]):
+            free[k, r, w] = free[k, r - 1, w]
+    times[k, i + 1] = t
+    bw[k, i + 1] = bw[k, i]
+    for w in range(free.shape[2]):
+        free[k, i + 1, w] = free[k, i, w]
+    return i + 1, nsl + 1
+
+
+@njit(cache=True, inline="always")
+def _merge(times, free, bw, k, nsl, lo, hi, track):
+    """Merge equal neighbours among slices ``lo-1 .. hi``."""
+    i = min(hi, nsl - 1)
+    stop = max(lo, 1)
+    while i >= stop:
+        if _same(free, bw, k, i, i - 1, track):
+            nsl = _delete(times, free, bw, k, nsl, i)
+        i -= 1
+    return nsl
+
+
+@njit(cache=True)
+def advance(times, free, bw, k, nsl, now):
+    """Make ``now`` the start of profile ``k`` (batsched
+    ``update_first_slice``): slices that ended by ``now`` are dropped.
+    Returns the new ``nsl``."""
+    if nsl > 1 and times[k, 1] <= now:
+        cut = 1
+        while cut + 1 < nsl and times[k, cut + 1] <= now:
+            cut += 1
+        for r in range(nsl - cut):
+            times[k, r] = times[k, r + cut]
+            bw[k, r] = bw[k, r + cut]
+            for w in range(free.shape[2]):
+                free[k, r, w] = free[k, r + cut, w]
+        nsl -= cut
+    if now > times[k, 0]:
+        times[k, 0] = now
+    return nsl
+
+
+@njit(cache=True)
+def _apply(times, free, bw, k, nsl, start, end, masks, s, demand, track, sign):
+    if end <= start or end <= times[k, 0]:
+        return nsl
+    lo = 0
+    if start > times[k, 0]:
+        lo, nsl = _split(times, free, bw, k, nsl, start)
+    hi = nsl
+    if end < math.inf:
+        hi, nsl = _split(times, free, bw, k, nsl, end)
+    W = free.shape[2]
+    for i in range(lo, hi):
+        if sign > 0:
+            for w in range(W):
+                free[k, i, w] &= ~masks[s, w]
+        else:
+            for w in range(W):
+                free[k, i, w] |= masks[s, w]
+        if track:
+            bw[k, i] -= sign * demand
+    return _merge(times, free, bw, k, nsl, lo, hi, track)
+
+
+@njit(cache=True)
+def add(times, free, bw, k, nsl, start, end, masks, s, demand, track):
+    """Occupy the machines ``masks[s]`` (and ``demand``) over ``[start,
+    end)`` in profile ``k``; ``start`` is ``now`` or a slice start. Returns
+    the new ``nsl``."""
+    return _apply(times, free, bw, k, nsl, start, end, masks, s, demand, track, 1)
+
+
+@njit(cache=True)
+def remove(times, free, bw, k, nsl, start, end, masks, s, demand, track):
+    """Free ``masks[s]`` (and ``demand``) over ``[start, end)`` again.
+    Merged slices may hide the allocation's bounds: they are split there
+    first. Returns the new ``nsl``."""
+    return _apply(times, free, bw, k, nsl, start, end, masks, s, demand, track, -1)
+
+
+@njit(cache=True)
+def fit_now(times, free, bw, k, nsl, busy, busy_bw, nodes, length, demand, track,
+            tol, scratch, out, o):
+    """Whether a job fits now in profile ``k``: ``nodes`` machines free now
+    and over ``[now, now + length)``, and its bandwidth; ``out[o]`` gets the
+    lowest such machines (``scratch[0]`` is overwritten). Same as a
+    :func:`first_fit` that starts now, faster."""
+    W = free.shape[2]
+    for w in range(W):
+        scratch[0, w] = free[k, 0, w] & ~busy[k, w]
+    if count_row(scratch, 0) < nodes:
+        return False
+    end = times[k, 0] + length
+    i = 1
+    while i < nsl and times[k, i] < end:
+        for w in range(W):
+            scratch[0, w] &= free[k, i, w]
+        if count_row(scratch, 0) < nodes:
+            return False
+        i += 1
+    if track and demand > 0.0:
+        if bw[k, 0] - busy_bw + tol < demand:
+            return False
+        for r in range(i):
+            if bw[k, r] + tol < demand:
+                return False
+    lowest_row(scratch, 0, nodes, out, o)
+    return True
+
+
+@njit(cache=True)
+def first_fit(times, free, bw, k, nsl, busy, busy_bw, nodes, length, demand, track,
+              tol, scratch, out, o):
+    """Where a job of ``nodes`` machines, estimate ``length`` and bandwidth
+    ``demand`` fits first in profile ``k``: ``(slice index, starts now)``
+    with the machines in ``out[o]`` (``scratch[0]`` is overwritten); slice
+    index ``-1`` if it never fits."""
+    W = free.shape[2]
+    check = track and demand > 0.0
+    for a in range(nsl):
+        if _count_slice(free, k, a) < nodes:
+            continue
+        if check and bw[k, a] + tol < demand:
+            continue
+        for w in range(W):
+            scratch[0, w] = free[k, a, w]
+        end = times[k, a] + length
+        i = a + 1
+        ok = True
+        while i < nsl and times[k, i] < end:
+            for w in range(W):
+                scratch[0, w] &= free[k, i, w]
+            if count_row(scratch, 0) < nodes or (check and bw[k, i] + tol < demand):
+                ok = False
+                break
+            i += 1
+        if not ok:
+            continue
+        if a == 0:
+            for w in range(W):
+                out[o, w] = scratch[0, w] & ~busy[k, w]
+            if count_row(out, o) >= nodes and (
+                    not check or bw[k, 0] - busy_bw + tol >= demand):
+                for w in range(W):
+                    scratch[0, w] = out[o, w]
+                lowest_row(scratch, 0, nodes, out, o)
+                return 0, True
+        lowest_row(scratch, 0, nodes, out, o)
+        return a, False
+    return -1, False

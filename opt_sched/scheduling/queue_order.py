@@ -14,12 +14,19 @@ over time (fair-share, aging) are one more module here:
 - ``sjf``: shortest estimate first, ``e_i`` non-decreasing; equal estimates
   keep submission order. (batsched's ``asc_walltime`` breaks such ties by
   the job id string instead.)
+
+An order whose priority of a job never changes may also give
+``static_key(jobs)``: one number per job such that the queue is sorted by
+``(key, submission order)``; the replay engine then runs compiled
+(:mod:`~opt_sched.scheduling.fused`) without asking the order at each pass.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
+
+import numpy as np
 
 from ..errors import OptionError
 from .base import Cluster, JobTable
@@ -59,6 +66,9 @@ class FCFSOrder:
     def sort(self, queue: Sequence[int], now: float) -> Sequence[int]:
         return queue
 
+    def static_key(self, jobs: JobTable) -> np.ndarray:
+        return np.zeros(len(jobs))
+
 
 class SJFOrder:
     """Shortest job first by estimate: ``e_i`` non-decreasing, ties in
@@ -73,6 +83,9 @@ class SJFOrder:
         if len(queue) < 2:
             return queue
         return sorted(queue, key=self._key)
+
+    def static_key(self, jobs: JobTable) -> np.ndarray:
+        return np.asarray(jobs.estimate, float)
 
 
 QUEUE_ORDERS: dict[str, Callable[[], QueueOrder]] = {
