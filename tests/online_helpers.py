@@ -67,12 +67,14 @@ def write_out_jobs(instance: Instance, schedule: Schedule, path: Path) -> None:
 # -- random online workloads ---------------------------------------------------------
 @st.composite
 def online_workloads(draw, max_jobs: int = 12, io: bool = True,
-                     partitions: int = 1) -> Instance:
+                     partitions: int = 1, wide: bool = False) -> Instance:
     """Jobs with releases and wall times (some shorter than the real
-    length), on ``1..partitions`` partitions of 2-8 machines (jobs then
-    pre-mapped), with or without I/O, sometimes with a dependency."""
+    length), on ``1..partitions`` partitions of 2-8 machines (65-200 if
+    ``wide``; jobs then pre-mapped), with or without I/O, sometimes with a
+    dependency."""
     count = draw(st.integers(1, partitions))
-    sizes = [draw(st.integers(2, 8)) for _ in range(count)]
+    low, high = (65, 200) if wide else (2, 8)
+    sizes = [draw(st.integers(low, high)) for _ in range(count)]
     band = draw(st.sampled_from([0.5, 1.0, 2.0]))
     n = draw(st.integers(1, max_jobs))
     jobs = []

@@ -300,9 +300,10 @@ def place(st, j, now):
 @njit(cache=True)
 def refresh(st, k, now, order, n):
     """Move lane ``k`` to ``now``: note the running jobs past their
-    estimate (busy now), drop every reservation if one of them overran
-    (stale), and, under an admission rule, the reservations made before
-    ``now``. ``order[:n]`` are the lane's waiting jobs."""
+    estimate (busy now), and drop every reservation (stale) if one of them
+    overran or a reservation lies in the past -- it could not start when
+    due, because a job overran or the admission rule refused it; batsched
+    never sees either. ``order[:n]`` are the lane's waiting jobs."""
     ji, jf, li, lf, times, free, bw, busy, g, run_list = (st[0], st[1], st[4], st[5],
                                                            st[6], st[7], st[8], st[9],
                                                            st[10], st[11])
@@ -332,19 +333,16 @@ def refresh(st, k, now, order, n):
             stale = True
     lf[k, LF_BUSYBW] = busy_bw
     li[k, L_NSL] = pf.advance(times, free, bw, k, li[k, L_NSL], now)
+    for i in range(n):  # a reservation that could not start when due
+        if ji[order[i], J_RES] and jf[order[i], F_START] < now:
+            stale = True
+            break
     li[k, L_STALE] = stale
     if stale:
         for i in range(n):
             if ji[order[i], J_RES]:
                 unreserve_job(st, order[i])
         li[k, L_HEAD] = -1
-    elif g[G_CHECK]:
-        for i in range(n):
-            j = order[i]
-            if ji[j, J_RES] and jf[j, F_START] < now:
-                unreserve_job(st, j)
-                if j == li[k, L_HEAD]:
-                    li[k, L_HEAD] = -1
 
 
 # -- the passes -----------------------------------------------------------------------

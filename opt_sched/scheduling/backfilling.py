@@ -23,9 +23,10 @@ fit becomes its reservation.
 
 Jobs that run past their estimate (only without kill at wall time) are
 expected to end any moment: their machines are busy now and free in the
-plan; a reservation made before such an overrun may lie in the past, so the
-pass then re-plans every reservation (``stale``). batsched never sees this:
-Batsim kills at the wall time.
+plan. A reservation made before such an overrun, or one that an admission
+rule (``herbein``) did not let start, may lie in the past: the pass then
+re-plans every reservation (``stale``) as after a job end. batsched never
+sees this: Batsim kills at the wall time, and it has no admission rule.
 
 Jobs are scheduled on their pre-mapped partition, or on partition 0.
 
