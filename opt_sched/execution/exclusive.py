@@ -20,6 +20,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -51,11 +52,11 @@ class Exclusive:
     def attach(self, instance: Instance) -> None:
         jobs = instance.jobs
         n = len(jobs)
-        counts = np.fromiter((j.iterations for j in jobs), np.int64, n)
+        counts = np.array([len(j.compute) for j in jobs], np.int64)
         off = np.zeros(n + 1, np.int64)
         np.cumsum(counts, out=off[1:])
-        w = np.fromiter((x for j in jobs for x in j.compute), float, off[-1])
-        v = np.fromiter((x for j in jobs for x in j.io_volume), float, off[-1])
+        w = np.array(list(chain.from_iterable(j.compute for j in jobs)), float)
+        v = np.array(list(chain.from_iterable(j.io_volume for j in jobs)), float)
         self._n = n
         self._off = off
         self._offl = off.tolist()
@@ -199,8 +200,11 @@ class Exclusive:
         """:meth:`phases` of every job, in job order (one pass)."""
         if not self._compute_only:
             return [self.phases(i) for i in range(self._n)]
-        out = []
         offl, w, killed = self._offl, self._wl, self._killed
+        if not killed and len(w) == self._n:  # one compute phase per job
+            return [JobPhases((start,), (start + wi,))
+                    for start, wi in zip(self._starts, w)]
+        out = []
         for job, start in enumerate(self._starts):
             lo = offl[job]
             if offl[job + 1] - lo == 1 and job not in killed:

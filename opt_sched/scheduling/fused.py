@@ -128,12 +128,21 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
     """Replay until every job ended (``DONE``), until the ended count
     crosses a multiple of ``report_every`` (``PAUSED``: call again to
     resume), or until nothing can happen any more (``STUCK``). Returns the
-    status and the (maybe grown) scheduler state."""
-    ji = st[0]
+    status and the (maybe grown) scheduler state, which the caller owns
+    (the loop itself works on borrowed views, see
+    :func:`~opt_sched.scheduling.backfill_kernel.borrow`)."""
+    sb = bk.borrowed(st)
+    ji = sb[0]
     n = submit.shape[0]
-    at, aj = ht[H_ARR], hj[H_ARR]
-    ct, cj = ht[H_END], hj[H_END]
-    kt, kj = ht[H_KILL], hj[H_KILL]
+    b = bk.borrow
+    at, aj = b(ht[H_ARR]), b(hj[H_ARR])
+    ct, cj = b(ht[H_END]), b(hj[H_END])
+    kt, kj = b(ht[H_KILL]), b(hj[H_KILL])
+    key, submit, length, kill_after = b(key), b(submit), b(length), b(kill_after)
+    pred_left, succ_off, succ, qoff = b(pred_left), b(succ_off), b(succ), b(qoff)
+    qn, qj, start_t, killed_t = b(qn), b(qj), b(start_t), b(killed_t)
+    moff, mach, size, regs, act, rel = (b(moff), b(mach), b(size), b(regs), b(act),
+                                        b(rel))
     L = qn.shape[0]
     while regs[R_ENDED] < n:
         mark = regs[R_ENDED] // report_every
@@ -155,28 +164,29 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
             while size[H_END] > 0 and ct[0] == t:
                 _, j = _pop(ct, cj, size, H_END)
                 if ji[j, bk.J_STATE] == bk.RUNNING:
-                    _end(st, j, t, False, killed_t, act, regs, pred_left, succ_off,
+                    _end(sb, j, t, False, killed_t, act, regs, pred_left, succ_off,
                          succ, submit, at, aj, size)
         while size[H_KILL] > 0 and kt[0] <= t:
             _, j = _pop(kt, kj, size, H_KILL)
             if ji[j, bk.J_STATE] == bk.RUNNING:
-                _end(st, j, t, True, killed_t, act, regs, pred_left, succ_off, succ,
+                _end(sb, j, t, True, killed_t, act, regs, pred_left, succ_off, succ,
                      submit, at, aj, size)
         while size[H_ARR] > 0 and at[0] <= t:
             _, j = _pop(at, aj, size, H_ARR)
-            _submit(st, j, key, qoff, qn, qj, rel, regs, act)
+            _submit(sb, j, key, qoff, qn, qj, rel, regs, act)
         # 2. passes until no job ends at t
         while True:
-            st[10][bk.G_NSTARTED] = 0
+            sb[10][bk.G_NSTARTED] = 0
             for k in range(L):
                 if not act[k]:
                     continue
                 act[k] = 0
                 base, m = qoff[k], qn[k]
-                if bk.needs_room(st, k, m):
+                if bk.needs_room(sb, k, m):
                     st = bk.grow(st, m)
-                    ji = st[0]
-                bk.lane_pass(kind, st, k, t, qj[base:base + m], m, rel, regs[R_NREL])
+                    sb = bk.borrowed(st)
+                    ji = sb[0]
+                bk.lane_pass(kind, sb, k, t, qj[base:base + m], m, rel, regs[R_NREL])
                 w = 0
                 for i in range(m):
                     j = qj[base + i]
@@ -185,8 +195,8 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
                         w += 1
                 qn[k] = w
             regs[R_NREL] = 0
-            started, masks = st[13], st[2]
-            for s in range(st[10][bk.G_NSTARTED]):
+            started, masks = sb[13], sb[2]
+            for s in range(sb[10][bk.G_NSTARTED]):
                 j = started[s]
                 start_t[j] = t
                 pf.machines_of(masks, ji[j, bk.J_SLOT], mach, moff[j])
@@ -198,13 +208,13 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
                 _, j = _pop(ct, cj, size, H_END)
                 if ji[j, bk.J_STATE] == bk.RUNNING:
                     ended_now = True
-                    _end(st, j, t, False, killed_t, act, regs, pred_left, succ_off,
+                    _end(sb, j, t, False, killed_t, act, regs, pred_left, succ_off,
                          succ, submit, at, aj, size)
             if not ended_now:
                 break
             while size[H_ARR] > 0 and at[0] <= t:
                 _, j = _pop(at, aj, size, H_ARR)
-                _submit(st, j, key, qoff, qn, qj, rel, regs, act)
+                _submit(sb, j, key, qoff, qn, qj, rel, regs, act)
         if regs[R_ENDED] // report_every != mark and regs[R_ENDED] < n:
             return PAUSED, st
     return DONE, st
@@ -243,18 +253,16 @@ class FusedRun:
         self.length = np.ascontiguousarray(length, float)
         self.kill_after = (np.ascontiguousarray(estimate, float) if kill_at_walltime
                            else np.full(n, math.inf))
-        self.pred_left = np.fromiter((len(a) for a in after), np.int64, n)
+        self.pred_left = np.array([len(a) for a in after], np.int64)
+        # successors, job by job (CSR)
+        pairs = [(p, i) for i, preds in enumerate(after) for p in preds]
         counts = np.zeros(n + 1, np.int64)
-        for preds in after:
-            for p in preds:
-                counts[p + 1] += 1
+        succ = np.zeros(max(len(pairs), 1), np.int64)
+        if pairs:
+            pred, job = np.array(pairs, np.int64).T
+            np.add.at(counts, pred + 1, 1)
+            succ[:len(pairs)] = job[np.argsort(pred, kind="stable")]
         self.succ_off = np.cumsum(counts)
-        succ = np.zeros(max(int(self.succ_off[-1]), 1), np.int64)
-        fill = self.succ_off[:-1].copy()
-        for i, preds in enumerate(after):
-            for p in preds:
-                succ[fill[p]] = i
-                fill[p] += 1
         self.succ = succ
         L = st[4].shape[0]
         lane = ji[:, bk.J_LANE]
