@@ -456,8 +456,11 @@ def conservative_pass(st, k, now, order, n, released, nrel):
 @njit(cache=True)
 def lane_pass(kind, st, k, now, order, n, released, nrel):
     """One scheduling pass of lane ``k`` at ``now``: refresh, then the
-    ``kind`` pass; the started jobs are appended to ``started``. The state
-    must have room (:func:`needs_room`)."""
+    ``kind`` pass; the started jobs are appended to ``started``. Returns
+    ``False`` (having done nothing) if the state lacks room for ``n``
+    placements: :func:`grow` it and call again."""
+    if needs_room(st, k, n):
+        return False
     sb = borrowed(st)
     ob, rb = borrow(order), borrow(released)
     refresh(sb, k, now, ob, n)
@@ -466,3 +469,19 @@ def lane_pass(kind, st, k, now, order, n, released, nrel):
     else:
         conservative_pass(sb, k, now, ob, n, rb, nrel)
     sb[4][k, L_ENDED] = 0
+    return True
+
+
+@njit(cache=True)
+def started_machines(st, out, off):
+    """The machines of the jobs started in this decision: those of
+    ``started[s]`` go to ``out[off[s]:off[s + 1]]``. Returns how many jobs
+    started."""
+    sb = borrowed(st)
+    ji, masks, g, started = sb[0], sb[2], sb[10], sb[13]
+    count = g[G_NSTARTED]
+    off[0] = 0
+    for s in range(count):
+        off[s + 1] = off[s] + pf.machines_of(masks, ji[started[s], J_SLOT], out,
+                                             off[s])
+    return count

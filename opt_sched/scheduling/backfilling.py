@@ -103,7 +103,8 @@ class ProfileScheduler:
         self._queues: list[dict[int, None]] = [{} for _ in range(L)]
         self._released: list[list[int]] = [[] for _ in range(L)]
         self._active: dict[int, None] = {}
-        self._machine_buf = np.zeros(max(sizes), np.int64)
+        self._mbuf = np.zeros(sum(sizes), np.int64)
+        self._moff = np.zeros(n + 1, np.int64)
 
     def _check_demands(self, demand, lane, capacities, limits) -> None:
         """A job whose bandwidth exceeds its partition's capacity (or limit)
@@ -130,28 +131,27 @@ class ProfileScheduler:
 
     def decide(self, now: float) -> Sequence[Start]:
         st = self._st
-        g = st[10]
-        g[bk.G_NSTARTED] = 0
+        st[10][bk.G_NSTARTED] = 0
+        sort = self.order.sort
         for k in self._active:
             queue = self._queues[k]
-            order = np.fromiter(self.order.sort(list(queue), now), np.int64,
-                                len(queue))
+            order = np.array(sort(list(queue), now), np.int64)
             released = np.array(self._released[k], np.int64)
-            if bk.needs_room(st, k, len(order)):
+            while not bk.lane_pass(self.kind, st, k, now, order, len(order), released,
+                                   len(released)):
                 self._st = st = bk.grow(st, len(order))
-                g = st[10]
-            bk.lane_pass(self.kind, st, k, now, order, len(order), released,
-                         len(released))
             self._released[k].clear()
         self._active.clear()
+        count = bk.started_machines(st, self._mbuf, self._moff)
+        if not count:
+            return []
+        numbers = self._mbuf.tolist()
+        off = self._moff[:count + 1].tolist()
         starts = []
-        ji, masks = st[0], st[2]
-        buf = self._machine_buf
-        for j in st[13][:g[bk.G_NSTARTED]].tolist():
+        for s, j in enumerate(st[13][:count].tolist()):
             k = self._lane_of[j]
             del self._queues[k][j]
-            count = pf.machines_of(masks, ji[j, bk.J_SLOT], buf, 0)
-            starts.append(Start(j, tuple(buf[:count].tolist()), k))
+            starts.append(Start(j, tuple(numbers[off[s]:off[s + 1]]), k))
         return starts
 
     def next_wakeup(self, now: float) -> float:

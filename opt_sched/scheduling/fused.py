@@ -182,11 +182,11 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
                     continue
                 act[k] = 0
                 base, m = qoff[k], qn[k]
-                if bk.needs_room(sb, k, m):
+                while not bk.lane_pass(kind, sb, k, t, qj[base:base + m], m, rel,
+                                       regs[R_NREL]):
                     st = bk.grow(st, m)
                     sb = bk.borrowed(st)
                     ji = sb[0]
-                bk.lane_pass(kind, sb, k, t, qj[base:base + m], m, rel, regs[R_NREL])
                 w = 0
                 for i in range(m):
                     j = qj[base + i]
