@@ -67,11 +67,12 @@ def write_out_jobs(instance: Instance, schedule: Schedule, path: Path) -> None:
 # -- random online workloads ---------------------------------------------------------
 @st.composite
 def online_workloads(draw, max_jobs: int = 12, io: bool = True,
-                     partitions: int = 1, wide: bool = False) -> Instance:
+                     partitions: int = 1, wide: bool = False,
+                     unknown: bool = False) -> Instance:
     """Jobs with releases and wall times (some shorter than the real
-    length), on ``1..partitions`` partitions of 2-8 machines (65-200 if
-    ``wide``; jobs then pre-mapped), with or without I/O, sometimes with a
-    dependency."""
+    length; with ``unknown``, some jobs have none), on ``1..partitions``
+    partitions of 2-8 machines (65-200 if ``wide``; jobs then pre-mapped),
+    with or without I/O, sometimes with a dependency."""
     count = draw(st.integers(1, partitions))
     low, high = (65, 200) if wide else (2, 8)
     sizes = [draw(st.integers(low, high)) for _ in range(count)]
@@ -86,6 +87,8 @@ def online_workloads(draw, max_jobs: int = 12, io: bool = True,
                        for _ in range(iters))
         length = sum(compute) + sum(volume) / band
         wall = max(0.5, length + draw(st.integers(-4, 6)) / 2)
+        if unknown and draw(st.integers(0, 5)) == 0:
+            wall = None
         deps = ()
         if i and draw(st.integers(0, 5)) == 0:
             deps = (f"j{draw(st.integers(0, i - 1))}",)

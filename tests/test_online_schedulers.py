@@ -158,6 +158,37 @@ def test_kill_at_walltime_and_overrun(name):
                                 "c": (12.0, (0,))}
 
 
+# Three machines; a (2 nodes, 10 s) and b (3 nodes, 5 s) have no requested
+# time (estimate inf), c (1 node, 3 s, asks 3) and d (1 node, 30 s) arrive at
+# 2. b, the head at 1, has no first fit (a may hold {0, 1} forever): no
+# reservation, so nothing is backfilled past it -- c waits although machine
+# 2 is free. At 10 a ends: b starts on all three machines; c is now the head
+# and has no first fit either (b's end is unknown). At 15 b ends: c starts
+# on 0, then d on 1. Conservative places the later jobs anyway: c starts at
+# 2 on machine 2 (fits [2, 5)), d (unknown end) is reserved from 5 on 2 and
+# starts then; b, whose machines a then d hold, waits for d's end at 35.
+# With estimate="exact" (clairvoyant lengths) c is backfilled at 2 on
+# machine 2 by every scheduler.
+UNKNOWN = Instance("unknown", Platform.homogeneous(1, nodes=3), (
+    J("a", 2, 10.0, 0.0, release=0.0),
+    J("b", 3, 5.0, 0.0, release=1.0),
+    J("c", 1, 3.0, 0.0, release=2.0, walltime=3.0),
+    J("d", 1, 30.0, 0.0, release=2.0)))
+
+
+@pytest.mark.parametrize("name", ["easy", "conservative", "io-easy", "herbein"])
+def test_jobs_without_requested_time(name):
+    if name == "conservative":
+        want = {"a": (0.0, (0, 1)), "b": (35.0, (0, 1, 2)), "c": (2.0, (2,)),
+                "d": (5.0, (2,))}
+    else:
+        want = {"a": (0.0, (0, 1)), "b": (10.0, (0, 1, 2)), "c": (15.0, (0,)),
+                "d": (15.0, (1,))}
+    assert _run(UNKNOWN, name) == want
+    schedule = replay(UNKNOWN, get_scheduler(name), estimate="exact")
+    assert schedule["c"].start == 2.0 and schedule["c"].machines == (2,)
+
+
 def test_rjms_delay_lengthens_estimates():
     # Two machines. a (1 node) runs [0, 10) asking 10; h (2 nodes) arrives at
     # 1: reserved at 10 (or 15 with a 5 s delay on a's estimate). b (1 node,

@@ -14,10 +14,12 @@ jobs, ``L`` lanes (partitions), ``W`` words per machine set:
 - ``masks[slot]``: the machines of a running or reserved job, slots taken
   from the stack ``slots``;
 - ``li[k]``: profile slices in use, head job (``-1``), a job ended at this
-  instant, stale (a running job overran its estimate), free machines now,
-  profile tracks bandwidth, running jobs; ``lf[k]``: bandwidth tolerance,
+  instant, stale (a reservation lies in the past), free machines now,
+  profile tracks bandwidth, running jobs, earliest estimated end to
+  recompute; ``lf[k]``: bandwidth tolerance,
   sum of the running jobs' ``beta``, bandwidth of the jobs past their
-  estimate, partition bandwidth ``b_k``, admission limit ``L`` (``inf``);
+  estimate, partition bandwidth ``b_k``, admission limit ``L`` (``inf``),
+  earliest estimated end of a running job;
 - the profiles ``times[k]``, ``free[k]``, ``bw[k]``
   (:mod:`~opt_sched.scheduling.profile`), ``busy[k]`` (machines of jobs
   past their estimate);
@@ -380,6 +382,15 @@ def refresh(st, k, now, order, n):
 
 
 # -- the passes -----------------------------------------------------------------------
+def _unplaced():
+    """A job whose machines are held by jobs of unknown end (no requested
+    time: ``e = inf``) has no first fit, hence no reservation; batsched
+    rejects such jobs. EASY then backfills nothing past such a head, since
+    nothing could prove that a backfilled job does not delay it (only
+    running jobs can block the head, and they end: the next pass places
+    it). Conservative places the later jobs as usual (stopping could wait
+    forever: a job may be blocked by the reservation, of unknown end, of a
+    job behind it in the order), and tries it again at every pass."""
 @njit(cache=True)
 def easy_pass(st, k, now, order, n, released, nrel):
     """batsched ``EasyBackfilling::make_decisions`` on lane ``k`` (see
@@ -403,6 +414,8 @@ def easy_pass(st, k, now, order, n, released, nrel):
     # job holds (a reservation starting now is not in it)
     free = li[k, L_FREE]
     if not (li[k, L_ENDED] or li[k, L_STALE]):
+        if head >= 0 and not ji[head, J_RES]:
+            nrel = 0  # the head has no reservation (see _unplaced)
         for r in range(nrel):
             if free <= 0:
                 break
@@ -423,7 +436,11 @@ def easy_pass(st, k, now, order, n, released, nrel):
                     if place(st, j, now):
                         free -= ji[j, J_NODES]
                         head = order[idx + 1] if idx + 1 < n else -1
+                        placed = False
+                        continue
                 placed = False
+                if not ji[j, J_RES]:
+                    break  # the head has no reservation (see _unplaced)
                 continue
             if free <= 0 and not g[G_ZERO]:
                 break  # the head is placed: nothing else can start
