@@ -7,12 +7,22 @@ every job of the reference ``out_jobs.csv``."""
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
 
 import pytest
 
 from opt_sched.scheduling import get_scheduler, replay
 
-from .online_helpers import BATSIM_MEDIUM, load_batsim_workload
+from .online_helpers import (
+    BATSIM_MEDIUM,
+    SHARED_DATA,
+    load_batsim_workload,
+    machine_intervals,
+    write_out_jobs,
+)
+
+COMPARE = SHARED_DATA.parent / "tools" / "compare_out_jobs.py"
 
 
 def _machines(text: str) -> frozenset[int]:
@@ -46,3 +56,24 @@ def test_batsim_reference(workload, algorithm, rjms_delay, capsys):
         print(f"\n{algorithm} (rjms_delay={rjms_delay:g}) vs Batsim: "
               f"starts {starts}/{len(reference)}, machines {machines}/{len(reference)}")
     assert (starts, machines) == (801, 801)
+
+
+@pytest.mark.parametrize("algorithm", ["easy", "conservative"])
+def test_the_shared_comparison_tool_agrees(workload, algorithm, tmp_path):
+    """Our out_jobs.csv (job_id, starting_time, allocated_resources in
+    Batsim's interval format) through ../shared/tools/compare_out_jobs.py."""
+    if not COMPARE.is_file():
+        pytest.skip("../shared/tools absent")
+    out = tmp_path / "out_jobs.csv"
+    write_out_jobs(workload, replay(workload, algorithm), out)
+    result = subprocess.run([sys.executable, str(COMPARE), str(out),
+                             str(BATSIM_MEDIUM / algorithm / "out_jobs.csv"),
+                             "--machines"], capture_output=True, text=True)
+    assert result.stdout.strip() == "starts 801/801, machines 801/801", result
+    assert result.returncode == 0
+
+
+def test_machine_intervals():
+    assert machine_intervals((0, 1, 2, 3, 7)) == "0-3 7"
+    assert machine_intervals((5,)) == "5"
+    assert machine_intervals((4, 2, 3, 9, 10)) == "2-4 9-10"

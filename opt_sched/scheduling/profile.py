@@ -40,6 +40,12 @@ machines are free in the profile from ``now`` on but busy *at* ``now``
 now. This is what batsched's zero-length first slice ``[now, now)`` does
 for a job whose estimated end is exactly ``now``.
 
+Times are floats. batsched computes its schedule in exact rationals
+(``src/exact_numbers.hpp``: GMP ``mpq_rational``), so it compares a window
+end ``t_a + e_j`` with the slice bounds exactly, where the sum is rounded
+here; two ends closer than one ulp may compare equal here and not there
+(none does in the Batsim reference data). Batsim's own clock is a double.
+
 Every function takes whole arrays and indices, never array views: a view
 costs two atomic reference-count updates in compiled code, which dominated
 the replay time when the functions took rows.
