@@ -28,8 +28,18 @@ jobs, ``L`` lanes (partitions), ``W`` words per machine set:
   (the jobs started in this decision, in order).
 
 Capacity: a pass adds at most two slices and takes at most one slot per
-placed job; the caller grows ``times``/``free``/``bw`` and the slot pool
-beforehand (:func:`needs_room`, :func:`grow`).
+placed job; :func:`lane_pass` refuses to start without that room, and the
+caller then grows ``times``/``free``/``bw`` and the slot pool
+(:func:`grow`).
+
+Jobs without a requested time (``e = inf``; batsched rejects them): a job
+whose machines such a job holds has no first fit, hence no reservation.
+EASY then backfills nothing past such a head, since nothing could prove
+that a backfilled job does not delay it (only running jobs can block the
+head, and they end: a later pass places it). Conservative places the later
+jobs as usual -- stopping could wait forever, as a job may be blocked by
+the reservation, of unknown end, of a job behind it in the queue order --
+and tries the job again at every pass.
 """
 
 from __future__ import annotations
@@ -119,8 +129,10 @@ def new_state(nodes, estimate, demand, lane, sizes, bands, capacities, limits,
         li[k, L_NSL] = 1
         li[k, L_HEAD] = -1
         li[k, L_FREE] = sizes[k]
-        for m in range(sizes[k]):
-            free[k, 0, m // 64] |= np.uint64(1) << np.uint64(m % 64)
+        full, rest = divmod(sizes[k], 64)
+        free[k, 0, :full] = np.uint64(2**64 - 1)
+        if rest:
+            free[k, 0, full] = np.uint64(2**rest - 1)
         track = not math.isnan(capacities[k])
         li[k, L_TRACK] = track
         bw[k, 0] = capacities[k] if track else 0.0
@@ -133,7 +145,7 @@ def new_state(nodes, estimate, demand, lane, sizes, bands, capacities, limits,
     g = np.zeros(5, np.int64)
     g[G_SLOTTOP] = slots
     g[G_CHECK] = check
-    g[G_ZERO] = int(0 in list(nodes))
+    g[G_ZERO] = int((np.asarray(nodes) == 0).any())
     run_list = np.zeros(max(n, 1), np.int64)
     scratch = np.zeros((3, W), np.uint64)
     started = np.zeros(max(n, 1), np.int64)
@@ -382,15 +394,6 @@ def refresh(st, k, now, order, n):
 
 
 # -- the passes -----------------------------------------------------------------------
-def _unplaced():
-    """A job whose machines are held by jobs of unknown end (no requested
-    time: ``e = inf``) has no first fit, hence no reservation; batsched
-    rejects such jobs. EASY then backfills nothing past such a head, since
-    nothing could prove that a backfilled job does not delay it (only
-    running jobs can block the head, and they end: the next pass places
-    it). Conservative places the later jobs as usual (stopping could wait
-    forever: a job may be blocked by the reservation, of unknown end, of a
-    job behind it in the order), and tries it again at every pass."""
 @njit(cache=True)
 def easy_pass(st, k, now, order, n, released, nrel):
     """batsched ``EasyBackfilling::make_decisions`` on lane ``k`` (see
@@ -415,7 +418,7 @@ def easy_pass(st, k, now, order, n, released, nrel):
     free = li[k, L_FREE]
     if not (li[k, L_ENDED] or li[k, L_STALE]):
         if head >= 0 and not ji[head, J_RES]:
-            nrel = 0  # the head has no reservation (see _unplaced)
+            nrel = 0  # the head has no reservation (see the module docstring)
         for r in range(nrel):
             if free <= 0:
                 break
@@ -440,7 +443,7 @@ def easy_pass(st, k, now, order, n, released, nrel):
                         continue
                 placed = False
                 if not ji[j, J_RES]:
-                    break  # the head has no reservation (see _unplaced)
+                    break  # the head has no reservation (see the module docstring)
                 continue
             if free <= 0 and not g[G_ZERO]:
                 break  # the head is placed: nothing else can start
