@@ -13,9 +13,11 @@ the registered start rules.
   backfilling, :mod:`.easy`, :mod:`.conservative`), ``io-easy`` (seed 000's
   I/O-aware list scheduling, :mod:`.io_aware`), ``herbein`` (Herbein et
   al.'s bandwidth-limited backfilling, :mod:`.herbein`). The backfilling ones
-  share :mod:`.backfilling` (lanes, reservations), :mod:`.profile` (the
-  availability profile), :mod:`.queue_order` (``order="fcfs"|"sjf"``) and
-  :mod:`.bandwidth` (bandwidth rules).
+  share :mod:`.backfilling` (their Python side), :mod:`.backfill_kernel`
+  (their one, compiled, implementation: lanes, reservations, the passes),
+  :mod:`.profile` (the availability profile), :mod:`.queue_order`
+  (``order="fcfs"|"sjf"``) and :mod:`.bandwidth` (bandwidth rules); without
+  I/O the engine runs them in :mod:`.fused` (one compiled loop).
 
 Adding a scheduler: one module with a class that follows
 :class:`Scheduler`, plus one line in :data:`SCHEDULERS` (or
