@@ -101,7 +101,8 @@ def edf_max_lateness(releases: Sequence[float] | np.ndarray,
     urgent operation is released. This minimises the maximum lateness
     ``max_j (C_j - d_j)`` over all preemptive schedules (Horn 1974). An
     operation of zero duration is placed at its release (``C_j = r_j``), which
-    a preemptive schedule can always do. ``O(n log n)`` with a binary heap.
+    a preemptive schedule can always do. ``O(n log n)`` with a binary heap,
+    compiled (numba); ``expired`` is asked once, before the sweep.
 
     Parameters
     ----------
