@@ -317,8 +317,8 @@ def _window_json(window: dict) -> dict:
 
 def _window_text(window: dict) -> str:
     w = window["window"]
-    lines = [f"window {w['start']}:{w['count']} (jobs {w['first_job']}..{w['last_job']}, "
-             f"t0={w['t0']:g}): {w['running_jobs']} running jobs hold "
+    lines = [f"window {w['start']}:{w['count']} (jobs {w['first_job']}.."
+             f"{w['last_job']}, t0={w['t0']:g}): {w['running_jobs']} running jobs hold "
              f"{w['held_nodes']} nodes and {w['reserved_io_time']:.6g} s of I/O",
              f"  {'objective':18s} {'online':>14s} {'lower bound':>14s} {'gap':>9s}"
              "  bound from"]

@@ -218,10 +218,10 @@ def _choose_tick(instance: Instance, reservations: Reservations,
                 and resolution > 0):
             raise OptionError(f"resolution={resolution!r} must be a number > 0")
         return float(resolution)
+    serial = sum(job.length(instance.bandwidth_of(job)) for job in instance.jobs)
     horizon = max(max(schedule.completions(instance).values()),
                   reservations.last_end,
-                  max(job.release for job in instance.jobs)
-                  + sum(job.length(instance.bandwidth_of(job)) for job in instance.jobs))
+                  max(job.release for job in instance.jobs) + serial)
     return max(horizon, 1e-300) / MAX_TICKS
 
 
@@ -264,7 +264,7 @@ def reserved_bound(instance: Instance, reservations: Reservations, objective: st
     options
         Fields of :class:`~opt_sched.exact.cpsat.settings.HpcIoCpsatSettings`.
     """
-    check_objective(objective, ("makespan",) + FLOW_OBJECTIVES)
+    check_objective(objective, ("makespan", *FLOW_OBJECTIVES))
     if instance.platform.num_partitions != 1:
         raise OptionError("reserved bound: one partition only")
     if instance.has_dependencies:
