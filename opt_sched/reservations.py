@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -63,6 +64,10 @@ class Reservations:
             else:
                 busy.append((float(start), float(end)))
         return cls(tuple(sorted(holds)), tuple(busy))
+
+    @cached_property
+    def _busy_ends(self) -> np.ndarray:
+        return np.fromiter((e for _, e in self.io_busy), float)
 
     @property
     def empty(self) -> bool:
@@ -134,8 +139,7 @@ class Reservations:
         s = ready
         if duration <= 0 or not self.io_busy:
             return s
-        ends = np.fromiter((e for _, e in self.io_busy), float)
-        k = int(np.searchsorted(ends, s, side="right"))  # first busy ending after s
+        k = int(np.searchsorted(self._busy_ends, s, side="right"))  # first busy ending after s
         while k < len(self.io_busy):
             start, end = self.io_busy[k]
             if s + duration <= start:

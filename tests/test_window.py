@@ -201,7 +201,7 @@ def test_cli_window_gap_on_the_kth_head() -> None:
         assert item["gap"] >= 0
         assert item["bound"] == max(item["bounds"].values())
     text = run_cli("replay", str(DATA / "kth-sp2-head.swf"), "--window", "0:20",
-                   "--window-time-limit", "1", "--quiet")
+                   "--window-time-limit", "0.3", "--quiet")
     assert text.returncode == 0, text.stderr
     assert "window 0:20" in text.stdout and "mean-flow-time" in text.stdout
 
