@@ -24,17 +24,23 @@ Three relaxations, each valid for every feasible schedule:
   ``V_i`` released at its first head, completed ``>= a_i`` (its compute after
   the last I/O) before ``C_i``;
 - **area** -- the nodes as one fluid machine of rate ``P - held(t)``, job
-  ``i`` a task of ``Q_i T_i`` node-seconds released at ``est_i``.
+  ``i`` a task of ``Q_i T_i`` node-seconds released at ``est_i``;
+- **wide jobs** -- the jobs of one partition that need more than ``P/2``
+  nodes never run together: one preemptive machine, job ``i`` a task of
+  length ``T_i`` released at ``est_i`` (which already waits for the reserved
+  nodes, and they only free up).
 
 Mean flow time: ``sum_i C_i`` is at least each of ``sum_i ect_i``, the SRPT
 optimum of the I/O relaxation plus ``sum a_i`` (jobs without I/O counted at
-``ect_i``), and the SRPT optimum of the area relaxation
+``ect_i``), the SRPT optimum of the area relaxation, and the SRPT optimum of
+the wide jobs plus ``ect_i`` of the others
 (:func:`opt_sched.rate_profile.srpt_completions`).
 
 Max flow stretch (and the reserved makespan): the smallest ``x`` whose
 deadlines ``d_i(x) = r_i + x T_i`` (``d_i(x) = x`` for the makespan) pass every
 test -- ``ect_i <= d_i``, preemptive EDF of the operations on the I/O node with
-deadlines ``d_i - q_ij``, EDF of the areas -- bracketed by bisection; the
+deadlines ``d_i - q_ij``, EDF of the areas, EDF of the wide jobs -- bracketed
+by bisection; the
 largest refuted ``x`` is returned (each refutation is exact for its
 relaxation, Horn 1974), so the bound is valid whatever precision the bisection
 stops at.
@@ -81,6 +87,7 @@ class _FlowJob:
     est: float
     ect: float
     length: float
+    nodes: int
     area: float
     partition: int | None
     volume: float
@@ -125,7 +132,7 @@ def _jobs(instance: Instance, reservations: Reservations | None) -> list[_FlowJo
             ect = now + ops.tail
         out.append(_FlowJob(
             release=job.release, est=est[i], ect=ect, length=lengths[i],
-            area=job.nodes * lengths[i], partition=instance.effective_partition(job),
+            nodes=job.nodes, area=job.nodes * lengths[i], partition=instance.effective_partition(job),
             volume=float(ops.volumes.sum()),
             first_head=float(heads[0]) if ops.count else est[i],
             last_tail=ops.tail, heads=heads, volumes=ops.volumes,
@@ -151,6 +158,17 @@ def _groups(instance: Instance, jobs: list[_FlowJob]
              instance.platform.total_nodes, -1)]
 
 
+def _wide(jobs: list[_FlowJob], group: tuple[list[int], float, float, int]
+          ) -> list[int]:
+    """The group's jobs that need more than half of its partition's nodes: no
+    two of them ever run together (none for the group of several
+    partitions, where two may run side by side)."""
+    members, _, nodes, k = group
+    if k < 0:
+        return []
+    return [i for i in members if 2 * jobs[i].nodes > nodes and jobs[i].length > 0]
+
+
 def _profiles(group: tuple[list[int], float, float, int],
               reservations: Reservations | None) -> tuple[RateProfile, RateProfile]:
     """The I/O (volume per second) and node (node-seconds per second) rates
@@ -167,7 +185,8 @@ def mean_flow_time_bounds(instance: Instance, *,
                           expired: Expired | None = None) -> dict[str, float]:
     """Lower bounds on ``(1/n) sum_i (C_i - r_i)``, by name.
 
-    ``alone`` always; ``io-srpt`` when some job does I/O; ``area-srpt``
+    ``alone`` always; ``io-srpt`` when some job does I/O; ``area-srpt``;
+    ``wide-srpt`` when two jobs need more than half a partition's nodes
     (unless ``expired`` cut them short).
     """
     jobs = _jobs(instance, reservations)
@@ -178,7 +197,8 @@ def mean_flow_time_bounds(instance: Instance, *,
     try:
         io_total = 0.0
         area_total = 0.0
-        has_io = False
+        wide_total = 0.0
+        has_io = has_wide = False
         for group in _groups(instance, jobs):
             _check(expired)
             members = group[0]
@@ -197,6 +217,19 @@ def mean_flow_time_bounds(instance: Instance, *,
             done = srpt_completions(node_rate, np.array([jobs[i].est for i in members]),
                                     np.array([jobs[i].area for i in members]))
             area_total += math.fsum(done.tolist())
+            wide = _wide(jobs, group)
+            rest = sorted(set(members) - set(wide))
+            if len(wide) > 1:
+                has_wide = True
+                done = srpt_completions(RateProfile.constant(1.0),
+                                        np.array([jobs[i].est for i in wide]),
+                                        np.array([jobs[i].length for i in wide]))
+                wide_total += math.fsum(done.tolist())
+            else:
+                rest = members
+            wide_total += math.fsum(ect[rest].tolist())
+        if has_wide:
+            out["wide-srpt"] = (wide_total - releases) / n
         if has_io:
             out["io-srpt"] = (io_total - releases) / n
         out["area-srpt"] = (area_total - releases) / n
@@ -225,13 +258,21 @@ def _deadline_tests(instance: Instance, jobs: list[_FlowJob],
         est = np.array([jobs[i].est for i in members])
         areas = np.array([jobs[i].area for i in members])
         idx = np.array(members, dtype=int)
+        wide = np.array(_wide(jobs, group), dtype=int)
         tests.append((io_rate, node_rate, owners, heads, volumes, tails, est, areas,
-                      idx))
+                      idx, wide))
+    unit = RateProfile.constant(1.0)
+    wide_est = np.array([job.est for job in jobs])
+    wide_length = np.array([job.length for job in jobs])
 
     def feasible(x: float) -> bool:
         due = base + x * slope
-        for io_rate, node_rate, owners, heads, volumes, tails, est, areas, idx in tests:
+        for (io_rate, node_rate, owners, heads, volumes, tails, est, areas, idx,
+             wide) in tests:
             _check(expired)
+            if wide.size > 1 and not edf_feasible_on(unit, wide_est[wide],
+                                                     wide_length[wide], due[wide])[0]:
+                return False
             if volumes.size and not edf_feasible_on(io_rate, heads, volumes,
                                                     due[owners] - tails)[0]:
                 return False

@@ -204,3 +204,21 @@ def test_reservations_merge_and_first_fit() -> None:
     profile = res.io_profile(2.0)
     assert profile.work(np.array([1.0, 4.0, 6.0])).tolist() == [2.0, 4.0, 6.0]
     assert profile.time_of(np.array([2.0, 3.0, 4.0])).tolist() == [1.0, 3.5, 4.0]
+
+
+def test_wide_jobs_never_run_together() -> None:
+    # two jobs of 3 nodes out of 4, released 0, no I/O, T = 2: one waits for
+    # the other. Optimum: completions 2 and 4, mean flow 3, max flow stretch
+    # 4 / 2 = 2. Alone (2 and 1) and area (SRPT of 6 + 6 node-seconds at rate
+    # 4: 1.5 and 3, mean 2.25) miss it; the wide-job machine finds both.
+    instance = Instance("wide", Platform.homogeneous(1, 4), (
+        Job("a", 3, (2.0,), (0.0,)), Job("b", 3, (2.0,), (0.0,))))
+    assert brute_force_hpc_io(instance, "mean-flow-time")[0] == 3.0
+    assert brute_force_hpc_io(instance, "max-flow-stretch")[0] == 2.0
+    mean = flow_bounds(instance, "mean-flow-time")
+    assert mean["alone"] == 2.0 and mean["area-srpt"] == 2.25
+    assert mean["wide-srpt"] == 3.0
+    stretch = flow_bounds(instance, "max-flow-stretch")
+    assert stretch["alone"] == 1.0
+    assert stretch["deadline-bisection"] == pytest.approx(2.0, rel=1e-5)
+    assert stretch["deadline-bisection"] <= 2.0
