@@ -132,7 +132,8 @@ def _jobs(instance: Instance, reservations: Reservations | None) -> list[_FlowJo
             ect = now + ops.tail
         out.append(_FlowJob(
             release=job.release, est=est[i], ect=ect, length=lengths[i],
-            nodes=job.nodes, area=job.nodes * lengths[i], partition=instance.effective_partition(job),
+            nodes=job.nodes, area=job.nodes * lengths[i],
+            partition=instance.effective_partition(job),
             volume=float(ops.volumes.sum()),
             first_head=float(heads[0]) if ops.count else est[i],
             last_tail=ops.tail, heads=heads, volumes=ops.volumes,

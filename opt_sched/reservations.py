@@ -139,7 +139,8 @@ class Reservations:
         s = ready
         if duration <= 0 or not self.io_busy:
             return s
-        k = int(np.searchsorted(self._busy_ends, s, side="right"))  # first busy ending after s
+        # the first busy interval ending after s
+        k = int(np.searchsorted(self._busy_ends, s, side="right"))
         while k < len(self.io_busy):
             start, end = self.io_busy[k]
             if s + duration <= start:

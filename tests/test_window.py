@@ -152,7 +152,7 @@ def test_window_bounds_are_below_the_window_optimum(instance: Instance, data) ->
         for name, bound in bounds.items():
             assert meets_bound(bound, online), (objective, name, bound, online)
         if phases <= 6:
-            optimum, best = brute_force_hpc_io(window.instance, objective,
+            optimum, _ = brute_force_hpc_io(window.instance, objective,
                                                reservations=window.reservations)
             assert meets_bound(optimum, online)
             for name, bound in bounds.items():
@@ -169,7 +169,7 @@ def test_cpsat_relaxation_bound_below_the_optimum(seed: int) -> None:
         compute = tuple(float(rng.randint(0, 5)) for _ in range(rng.choice([1, 2])))
         volume = tuple(float(rng.randint(0, 2)) for _ in compute)
         if sum(compute) + sum(volume) == 0:
-            compute = (1.0,) + compute[1:]
+            compute = (1.0, *compute[1:])
         jobs.append(Job(f"j{i}", rng.randint(1, 4), compute, volume,
                         release=float(rng.randint(0, 6)), walltime=30.0))
     instance = Instance("seeded", Platform.homogeneous(1, 4, 1.0), tuple(jobs))
@@ -197,7 +197,7 @@ def test_cli_window_gap_on_the_kth_head() -> None:
     assert window["validated"] is True
     assert set(window["objectives"]) == set(WINDOW_OBJECTIVES)
     for item in window["objectives"].values():
-        assert 0 < item["bound"] and meets_bound(item["bound"], item["online"])
+        assert item["bound"] > 0 and meets_bound(item["bound"], item["online"])
         assert item["gap"] >= 0
         assert item["bound"] == max(item["bounds"].values())
     text = run_cli("replay", str(DATA / "kth-sp2-head.swf"), "--window", "0:20",
