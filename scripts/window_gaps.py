@@ -65,7 +65,7 @@ def main() -> int:
     print(f"replayed with {args.scheduler} in {time.perf_counter() - started:.1f} s")
     reports = []
     print()
-    print("| window (jobs) | running at t0 | objective | online | lower bound | gap "
+    print("| window (jobs) | at t0 | objective | online | lower bound | gap "
           "| bound from |")
     print("|---|---|---|---|---|---|---|")
     for start, count in args.windows:
@@ -74,7 +74,8 @@ def main() -> int:
         reports.append(report)
         w = report["window"]
         where = f"{start}:{count} ({w['first_job']}..{w['last_job']})"
-        held = f"{w['running_jobs']} jobs, {w['held_nodes']} nodes"
+        held = (f"{w['running_jobs']} running ({w['held_nodes']} nodes), "
+                f"{w['queued_left_out']} queued left out")
         for name, item in report["objectives"].items():
             gap = item["gap"]
             shown = "n/a" if gap is None or math.isnan(gap) else f"{100 * gap:.1f} %"

@@ -57,6 +57,7 @@ def test_extraction_by_hand() -> None:
     assert window.reservations.node_holds == ((1.0, 1), (7.0, 2))
     assert window.reservations.io_busy == ((2.0, 4.0),)   # x's I/O [4, 6) - 2
     assert [job.release for job in window.instance.jobs] == [0.0, 1.0]
+    assert window.info["queued_left_out"] == 0  # x and y started before t0
     # online, from t0: a ends 7 - 2 = 5 (flow 5, T 2), b ends 11 - 2 = 9
     # (flow 9 - 1 = 8, T 2): makespan 9, max flow stretch 4, mean flow 6.5
     values = {o: objective_value(window.instance, window.schedule, o)

@@ -168,12 +168,15 @@ def extract_window(instance: Instance, schedule: Schedule, start: int, count: in
     running = []
     holds = []
     busy: list[tuple[float, float]] = []
+    queued = []  # left out: submitted before t0, started at or after t0
     for job in instance.jobs:
         js = schedule[job.id]
         if job.id in chosen:
             _check_plain(job, js, "of the window")
             continue
         end = completions[job.id]
+        if job.release < t0 <= js.start:
+            queued.append(job)
         if js.start < t0 < end:
             _check_plain(job, js, "running at the window start")
             as_job, as_schedule, job_busy = _running_job(job, js, t0, end, bandwidth)
@@ -190,6 +193,8 @@ def extract_window(instance: Instance, schedule: Schedule, start: int, count: in
     info = {"first_job": members[0].id, "last_job": members[-1].id,
             "running_jobs": len(running), "held_nodes": reservations.held_nodes,
             "reserved_io_time": sum(e - o for o, e in reservations.io_busy),
+            "queued_left_out": len(queued),
+            "queued_left_out_nodes": sum(job.nodes for job in queued),
             "io_phases": sum(1 for job in members for v in job.io_volume if v > 0)}
     return Window(window_instance, window_schedule, reservations, tuple(running),
                   start, count, t0, info)

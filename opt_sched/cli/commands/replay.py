@@ -319,7 +319,8 @@ def _window_text(window: dict) -> str:
     w = window["window"]
     lines = [f"window {w['start']}:{w['count']} (jobs {w['first_job']}.."
              f"{w['last_job']}, t0={w['t0']:g}): {w['running_jobs']} running jobs hold "
-             f"{w['held_nodes']} nodes and {w['reserved_io_time']:.6g} s of I/O",
+             f"{w['held_nodes']} nodes and {w['reserved_io_time']:.6g} s of I/O; "
+             f"{w['queued_left_out']} jobs queued at t0 are left out",
              f"  {'objective':18s} {'online':>14s} {'lower bound':>14s} {'gap':>9s}"
              "  bound from"]
     for name, item in window["objectives"].items():
