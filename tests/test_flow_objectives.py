@@ -222,3 +222,26 @@ def test_wide_jobs_never_run_together() -> None:
     assert stretch["alone"] == 1.0
     assert stretch["deadline-bisection"] == pytest.approx(2.0, rel=1e-5)
     assert stretch["deadline-bisection"] <= 2.0
+
+
+def test_cli_solves_the_flow_objectives(tmp_path) -> None:
+    import json
+
+    from opt_sched.io import write_instance
+
+    from .test_cli import run_cli
+
+    instance, _ = _two_jobs()
+    path = tmp_path / "two.json"
+    write_instance(instance, path)
+    done = run_cli("solve", str(path), "--problem", "hpc-io", "--objective",
+                   "mean-flow-time", "--time-limit", "10", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["status"] == "optimal" and report["objective"] == 4.0
+    refused = run_cli("solve", str(path), "--problem", "io-sched", "--objective",
+                      "max-flow-stretch", "--solver", "highs")
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        "opt-sched: error: objective='max-flow-stretch' is not supported by "
+        "io-sched/highs (supported: makespan, max-stretch)"]
