@@ -58,7 +58,7 @@ from numba import njit
 
 from .errors import OptionError
 from .instance import Instance, Job
-from .objectives import OBJECTIVES, check_objective
+from .objectives import FLOW_OBJECTIVES, OBJECTIVES, check_objective
 from .operations import is_one_pack, job_operations, one_pack_partitions, pack_starts
 
 __all__ = [
@@ -552,10 +552,16 @@ def lower_bound(instance: Instance, objective: str, *,
     """The best lower bound for ``objective`` (:data:`OBJECTIVES`).
 
     ``fixed_start`` as in :func:`max_stretch_bounds`; for the makespan
-    ``None`` means ``False`` (free-start bounds hold for IO-SCHED too).
+    ``None`` means ``False`` (free-start bounds hold for IO-SCHED too). The
+    flow objectives (max flow stretch, mean flow time) are bounded by
+    :func:`opt_sched.bounds_flow.flow_lower_bound` (free starts).
     ``expired``: see :func:`makespan_bounds`.
     """
     check_objective(objective)
+    if objective in FLOW_OBJECTIVES:  # measured from the releases
+        from .bounds_flow import flow_lower_bound
+
+        return flow_lower_bound(instance, objective, expired=expired)
     if objective == "makespan":
         return best_makespan_bound(instance, fixed_start=bool(fixed_start),
                                    expired=expired)[0]

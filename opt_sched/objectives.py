@@ -4,7 +4,11 @@ One place for what every layer (exact models, gap tables, comparisons)
 needs to agree on:
 
 - :data:`OBJECTIVES` -- the objective names (SPEC §4): ``"makespan"``
-  (``C_max = max_i C_i``) and ``"max-stretch"`` (``max_i (C_i - S_i) / T_i``);
+  (``C_max = max_i C_i``), ``"max-stretch"`` (``max_i (C_i - S_i) / T_i``),
+  and for jobs with releases ``"max-flow-stretch"`` (``max_i (C_i - r_i) /
+  T_i``, the max slowdown) and ``"mean-flow-time"`` (``(1/n) sum_i (C_i -
+  r_i)``, the mean turnaround); :data:`BATCH_OBJECTIVES` are the first two,
+  which every batch model supports;
 - :func:`objective_value` -- the value of a schedule, always recomputed from
   its phase times on the continuous instance;
 - :func:`relative_gap` -- the gap ``(x - L) / L`` of a value ``x`` against a
@@ -38,6 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ATOL",
+    "BATCH_OBJECTIVES",
+    "FLOW_OBJECTIVES",
     "OBJECTIVES",
     "RTOL",
     "check_objective",
@@ -49,7 +55,15 @@ __all__ = [
     "tolerance",
 ]
 
-OBJECTIVES = ("makespan", "max-stretch")
+BATCH_OBJECTIVES = ("makespan", "max-stretch")
+"""The objectives of the batch models (IO-SCHED, packs): every job's span."""
+
+FLOW_OBJECTIVES = ("max-flow-stretch", "mean-flow-time")
+"""The objectives measured from the releases (SPEC §4, §9): max flow stretch
+``max_i (C_i - r_i) / T_i`` and mean flow time ``(1/n) sum_i (C_i - r_i)``
+(``models/max-flow-stretch.md``, ``models/mean-flow-time.md``)."""
+
+OBJECTIVES = BATCH_OBJECTIVES + FLOW_OBJECTIVES
 """The objective names, in the order the command line offers them."""
 
 RTOL = 1e-6
@@ -72,13 +86,26 @@ def objective_value(instance: Instance, schedule: Schedule, name: str) -> float:
 
     ``"makespan"``: ``max_i C_i``; ``"max-stretch"``: ``max_i (C_i - S_i) /
     T_i(b_i)`` with ``b_i`` as in :meth:`Instance.bandwidth_of` (1 for a job
-    of length 0), both from :class:`Schedule`. The schedule is not judged
-    here (see :mod:`opt_sched.validation`).
+    of length 0), both from :class:`Schedule`; ``"max-flow-stretch"``:
+    ``max_i (C_i - r_i) / T_i(b_i)`` (a job of length 0 counts 1);
+    ``"mean-flow-time"``: ``(1/n) sum_i (C_i - r_i)``. The schedule is not
+    judged here (see :mod:`opt_sched.validation`).
     """
     check_objective(name)
     if name == "makespan":
         return float(schedule.makespan(instance))
-    return float(schedule.max_stretch(instance))
+    if name == "max-stretch":
+        return float(schedule.max_stretch(instance))
+    completions = schedule.completions(instance)
+    flows = [completions[job.id] - job.release for job in instance.jobs]
+    if name == "mean-flow-time":
+        return math.fsum(flows) / len(flows)
+    value = 1.0
+    for job, flow in zip(instance.jobs, flows):
+        length = job.length(instance.bandwidth_of(job))
+        if length > 0:
+            value = max(value, flow / length)
+    return float(value)
 
 
 def tolerance(bound: float) -> float:

@@ -16,10 +16,12 @@ from opt_sched.objectives import (
 
 
 def test_names_and_unknown_objective() -> None:
-    assert OBJECTIVES == ("makespan", "max-stretch")
+    assert OBJECTIVES == ("makespan", "max-stretch", "max-flow-stretch",
+                          "mean-flow-time")
     assert check_objective("max-stretch") == "max-stretch"
     with pytest.raises(OptionError, match="objective='flow' is not one of makespan, "
-                                          "max-stretch"):
+                                          "max-stretch, max-flow-stretch, "
+                                          "mean-flow-time"):
         check_objective("flow")
 
 

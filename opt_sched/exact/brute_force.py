@@ -51,7 +51,8 @@ from dataclasses import dataclass
 
 from ..errors import OptionError, PlanError
 from ..instance import Instance, Job
-from ..objectives import OBJECTIVES, check_objective
+from ..objectives import BATCH_OBJECTIVES as OBJECTIVES
+from ..objectives import check_objective
 from ..operations import job_operations, one_pack_partitions
 from ..schedule import JobSchedule, Schedule
 
@@ -122,7 +123,7 @@ def brute_force_io_sched(instance: Instance, objective: str = "makespan",
     PlanError
         The jobs of a partition do not fit it together.
     """
-    check_objective(objective)
+    check_objective(objective, OBJECTIVES)
     platform = instance.platform
     groups: dict[int, list[Job]] = {}
     for job, k in zip(instance.jobs, one_pack_partitions(instance, "brute force")):

@@ -46,7 +46,8 @@ import pandas as pd
 
 from ..errors import InstanceError, OptionError, UserError
 from ..instance import Instance
-from ..objectives import OBJECTIVES, objective_value
+from ..objectives import BATCH_OBJECTIVES as OBJECTIVES
+from ..objectives import objective_value
 
 __all__ = ["COLUMNS", "expand_paths", "gap_table", "problem_of", "read_inputs"]
 

@@ -38,6 +38,19 @@ def _window(text: str) -> tuple[float, float]:
     return lo, hi
 
 
+def _job_window(text: str) -> tuple[int, int]:
+    """``START:COUNT`` of ``--window``: integers, ``START >= 0``, ``COUNT >= 1``."""
+    try:
+        start, count = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not START:COUNT (two "
+                                         "integers)") from None
+    if start < 0 or count < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: START must be >= 0 and COUNT "
+                                         ">= 1")
+    return start, count
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ...execution import EXECUTION_MODELS
     from ...scheduling import SCHEDULERS
@@ -94,6 +107,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--usage", type=output_path,
                         help="utilisation and queue curves (PNG)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--window", type=_job_window, default=None,
+                        metavar="START:COUNT",
+                        help="window gap: the online makespan, max flow stretch "
+                             "and mean flow time of COUNT consecutive jobs (20-60) "
+                             "from job index START, against a lower bound for "
+                             "every clairvoyant schedule that leaves the jobs "
+                             "running at the window start as they ran "
+                             "(models/window-gap.md)")
+    parser.add_argument("--window-time-limit", type=positive_float, default=30.0,
+                        help="seconds of each CP-SAT window bound (default 30)")
     gang = parser.add_argument_group("gang scheduling (seed 004)")
     gang.add_argument("--mpl", type=positive_int, default=5,
                       help="multiprogramming level: rows of the matrix (default 5)")
@@ -189,6 +212,9 @@ def run(args: argparse.Namespace) -> int:
     from ...gang.schedulers import GANG_SCHEDULERS
 
     if args.scheduler in GANG_SCHEDULERS:
+        if args.window is not None:
+            raise OptionError("--window applies to the space-sharing schedulers, "
+                              f"not to {args.scheduler}")
         return _gang(args)
     return _space_sharing(args)
 
@@ -230,6 +256,12 @@ def _space_sharing(args: argparse.Namespace) -> int:
     for option, kind in ((args.gantt, "gantt"), (args.usage, "usage")):
         if option:
             _draw(kind, instance, schedule, option, args.gantt_window, atomic_path)
+    window = None
+    if args.window is not None:
+        from ...experiments.window import window_gap
+
+        window = window_gap(instance, schedule, *args.window,
+                            time_limit=args.window_time_limit)
     stats = summary(instance, schedule).to_dict()
     phases = conversion.num_io_phases if conversion is not None else sum(
         1 for job in instance.jobs for v in job.io_volume if v > 0)
@@ -246,6 +278,8 @@ def _space_sharing(args: argparse.Namespace) -> int:
                                  "mean_bounded_slowdown", "utilisation",
                                  "allocation", "killed", "io_load_alpha")},
     }
+    if window is not None:
+        report["window"] = _window_json(window)
     if args.json:
         print_json(report)
         return EXIT_OK
@@ -264,12 +298,38 @@ def _space_sharing(args: argparse.Namespace) -> int:
         value = report[key]
         print(f"  {key:22s} {value:,.6g}" if isinstance(value, float)
               else f"  {key:22s} {value}")
+    if window is not None:
+        print(_window_text(window))
     for label, path in (("out_jobs.csv", args.out), ("SWF", args.swf),
                         ("schedule", args.schedule), ("instance", args.instance_out),
                         ("Gantt chart", args.gantt), ("usage curves", args.usage)):
         if path:
             print(f"{label} written to {path}")
     return EXIT_OK
+
+
+def _window_json(window: dict) -> dict:
+    """The window report without the solver's internals."""
+    objectives = {name: {k: v for k, v in item.items() if k != "cpsat_info"}
+                  for name, item in window["objectives"].items()}
+    return {**window["window"], "objectives": objectives}
+
+
+def _window_text(window: dict) -> str:
+    w = window["window"]
+    lines = [f"window {w['start']}:{w['count']} (jobs {w['first_job']}.."
+             f"{w['last_job']}, t0={w['t0']:g}): {w['running_jobs']} running jobs hold "
+             f"{w['held_nodes']} nodes and {w['reserved_io_time']:.6g} s of I/O; "
+             f"{w['queued_left_out']} jobs queued at t0 are left out",
+             f"  {'objective':18s} {'online':>14s} {'lower bound':>14s} {'gap':>9s}"
+             "  bound from"]
+    for name, item in window["objectives"].items():
+        gap = item["gap"]
+        shown = "n/a" if gap is None else f"{100 * gap:.2f}%"
+        solved = " (CP-SAT solved the relaxation)" if item["cpsat_closed"] else ""
+        lines.append(f"  {name:18s} {item['online']:14.6g} {item['bound']:14.6g} "
+                     f"{shown:>9s}  {item['source']}{solved}")
+    return "\n".join(lines)
 
 
 def _draw(kind, instance, schedule, path, window, atomic_path) -> None:

@@ -20,7 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--problem", default="io-sched",
                         choices=["io-sched", "hpc-io", "packs", "planning"])
     parser.add_argument("--objective", default="makespan",
-                        choices=["makespan", "max-stretch"])
+                        choices=["makespan", "max-stretch", "max-flow-stretch",
+                                 "mean-flow-time"],
+                        help="max-flow-stretch and mean-flow-time (measured from "
+                             "the releases): problem hpc-io")
     parser.add_argument("--solver", default="cpsat",
                         choices=["cpsat", "cbc", "highs"])
     parser.add_argument("--time-limit", type=positive_float, default=60.0)

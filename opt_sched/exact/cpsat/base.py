@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from ortools.sat.python import cp_model
 
 from ...errors import OptionError, SolverError
-from ...objectives import check_objective
+from ...objectives import FLOW_OBJECTIVES, check_objective
 from ..deadline import Deadline
 from ..result import Outcome, SolveStatus
 from .common import (
@@ -37,6 +37,7 @@ from .common import (
     tick_lengths,
     to_schedule,
 )
+from .flow import flow_continuous_bound, flow_horizon, flow_model_value, flow_objective
 from .search import Search, minimise
 from .settings import ScheduleCpsatSettings, make_solver
 
@@ -175,6 +176,8 @@ class CpsatModel:
         """The model's objective of integer ``times``."""
         if self.objective_name == "makespan":
             return int(max(times.completion))
+        if self.objective_name in FLOW_OBJECTIVES:
+            return flow_model_value(self, times.completion)
         value = self.scale
         for i in range(self.n):
             span = int(times.completion[i] - times.start[i])
@@ -195,6 +198,8 @@ class CpsatModel:
         latest = max(data.release, default=0)
         serial = latest + sum(data.serial_ticks(i) for i in range(self.n))
         extra = max((e for e in self._extra_start_ticks()), default=0)
+        if self.objective_name in FLOW_OBJECTIVES:
+            return flow_horizon(self, latest, extra)
         if self.objective_name == "makespan":
             if self.upper is not None:
                 return int(self.upper)
@@ -336,7 +341,9 @@ class CpsatModel:
         """
         model, data = self.model, self.data
         tick = data.grid.tick
-        if self.objective_name == "makespan":
+        if self.objective_name in FLOW_OBJECTIVES:
+            flow_objective(self)
+        elif self.objective_name == "makespan":
             low = max(0, math.ceil(self.continuous_lower / tick - 1e-6))
             high = self.horizon
             low = min(low, high)
@@ -362,6 +369,8 @@ class CpsatModel:
         bound (``models/io-sched-cpsat.md``, "Time scaling")."""
         data = self.data
         tick = data.grid.tick
+        if self.objective_name in FLOW_OBJECTIVES:
+            return flow_continuous_bound(self, bound)
         if self.objective_name == "makespan":
             return bound * tick - self.error_makespan()
         error = self.error_span()

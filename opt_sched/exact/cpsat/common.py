@@ -498,9 +498,10 @@ def structure_from_schedule(instance: Instance, phases: Sequence[JobOperations],
 
 # -- models that choose partitions ---
 def fine_tick(instance: Instance, objective: str) -> float | None:
-    """For max stretch with free starts: a tick of at most ``1e-7 T_min``, so
-    that the one tick a job start loses costs ``<= 1e-7`` in stretch."""
-    if objective != "max-stretch":
+    """For max (flow) stretch with free starts: a tick of at most ``1e-7
+    T_min``, so that the one tick a job start (or release) loses costs
+    ``<= 1e-7`` in stretch."""
+    if objective not in ("max-stretch", "max-flow-stretch"):
         return None
     lengths = [job.length(instance.bandwidth_of(job)) for job in instance.jobs]
     positive = [t for t in lengths if t > 0]

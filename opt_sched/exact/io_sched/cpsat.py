@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...instance import Instance
-from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ...objectives import BATCH_OBJECTIVES as OBJECTIVE_NAMES
 from ...operations import one_pack_partitions, pack_starts
 from ..cpsat.base import CpsatModel
 from ..cpsat.common import ModelData, Retimed, Structure, structure_from_schedule

@@ -33,7 +33,7 @@ from typing import Any
 
 from ...errors import OptionError, SolverError
 from ...instance import Instance, Job
-from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ...objectives import BATCH_OBJECTIVES as OBJECTIVE_NAMES
 from ...objectives import check_objective, meets_bound
 from ...operations import job_operations, one_pack_partitions, pack_starts
 from ...schedule import JobSchedule, Schedule

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from ...instance import Instance
-from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ...objectives import BATCH_OBJECTIVES as OBJECTIVE_NAMES
 from ..cpsat.base import CpsatModel
 from ..cpsat.common import ModelData, Retimed, Structure, mapping_data
 from ..cpsat.settings import PacksCpsatSettings

@@ -1,0 +1,161 @@
+"""Piecewise-constant processing rates over time, and the one-machine
+relaxations that run on them.
+
+A :class:`RateProfile` is a rate ``c(t) >= 0`` that is constant between
+breakpoints: the free nodes of a partition when some are reserved, or the
+bandwidth of an I/O node that is busy at some times. Its *work coordinate*
+
+.. math:: W(t) = \\int_0^t c(s)\\, ds
+
+is non-decreasing, and ``W^{-1}(w) = inf {t : W(t) >= w}``. A preemptive
+machine of rate ``c(t)`` is the plain unit-rate machine in work
+coordinates: a task released at ``r`` with deadline ``d`` and ``p`` units of
+work becomes a task released at ``W(r)``, due at ``W(d)``, of length ``p``,
+and a completion ``x`` in work coordinates is the time ``W^{-1}(x)``. So
+
+- preemptive EDF on ``(W(r), p, W(d))`` decides whether the deadlines can be
+  met (Horn 1974) -- :func:`edf_feasible_on`;
+- SRPT on ``(W(r), p)`` gives the smallest sorted vector of completions
+  (every ``k``-th smallest completion is as small as any preemptive schedule
+  can make it: the exchange argument of Schrage 1968 never looks at the
+  rate), hence the least ``sum_i W^{-1}(x_i)`` -- :func:`srpt_completions`.
+
+Both are used by :mod:`opt_sched.bounds_flow` as relaxations: the I/O node
+(volume at rate ``b`` when it is not reserved) and the fluid area relaxation
+of the nodes (``Q_i T_i`` node-seconds at rate ``P - reserved(t)``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .bounds import edf_max_lateness
+from .errors import OptionError
+
+__all__ = ["RateProfile", "edf_feasible_on", "srpt_completions"]
+
+_REL_TOL = 1e-9
+"""Relative tolerance of the feasibility test, on the side of weakness."""
+
+
+class RateProfile:
+    """A rate ``c(t)``: ``rates[k]`` on ``[starts[k], starts[k+1])``, the last
+    one up to infinity (it must be ``> 0``); ``starts[0] = 0``. For
+    ``t < 0`` the rate is ``rates[0]``.
+
+    Examples
+    --------
+    >>> p = RateProfile([0.0, 2.0, 3.0], [1.0, 0.0, 2.0])
+    >>> float(p.work(4.0)), float(p.time_of(2.0)), float(p.time_of(2.5))
+    (4.0, 2.0, 3.25)
+    """
+
+    def __init__(self, starts: Sequence[float], rates: Sequence[float]) -> None:
+        s = np.asarray(starts, dtype=float)
+        c = np.asarray(rates, dtype=float)
+        if s.ndim != 1 or s.shape != c.shape or not s.size or s[0] != 0.0:
+            raise OptionError("rate profile: starts and rates must be equal 1-D "
+                              "arrays with starts[0] = 0")
+        if np.any(np.diff(s) <= 0) or not np.all(np.isfinite(s)):
+            raise OptionError("rate profile: starts must increase strictly")
+        if np.any(c < 0) or not np.all(np.isfinite(c)) or c[-1] <= 0:
+            raise OptionError("rate profile: rates must be finite, >= 0, the last > 0")
+        self.starts = s
+        self.rates = c
+        self.cumulative = np.concatenate(([0.0], np.cumsum(c[:-1] * np.diff(s))))
+
+    @classmethod
+    def constant(cls, rate: float) -> RateProfile:
+        """``c(t) = rate`` everywhere."""
+        return cls([0.0], [rate])
+
+    @property
+    def max_rate(self) -> float:
+        return float(self.rates.max())
+
+    def work(self, t: float | np.ndarray) -> np.ndarray:
+        """``W(t)`` (vectorised)."""
+        t = np.asarray(t, dtype=float)
+        k = np.clip(np.searchsorted(self.starts, t, side="right") - 1, 0, None)
+        return self.cumulative[k] + self.rates[k] * (t - self.starts[k])
+
+    def time_of(self, w: float | np.ndarray) -> np.ndarray:
+        """``W^{-1}(w) = inf {t : W(t) >= w}`` (vectorised)."""
+        w = np.asarray(w, dtype=float)
+        out = np.empty(w.shape)
+        flat = w.ravel()
+        res = out.ravel()
+        for n, x in enumerate(flat.tolist()):
+            if x <= 0.0:
+                res[n] = x / self.rates[0] if self.rates[0] > 0 else 0.0
+                continue
+            # the last piece that starts below x: W reaches x inside it, so
+            # its rate is positive
+            k = int(np.searchsorted(self.cumulative, x, side="left")) - 1
+            res[n] = self.starts[k] + (x - self.cumulative[k]) / self.rates[k]
+        return out
+
+
+def edf_feasible_on(profile: RateProfile, releases: np.ndarray, work: np.ndarray,
+                    deadlines: np.ndarray) -> tuple[bool, float]:
+    """Whether tasks fit one preemptive machine of rate ``profile``.
+
+    Returns ``(feasible, lateness)``: the optimal max lateness of preemptive
+    EDF in work coordinates, and whether it is ``<= 1e-9 * scale`` (so
+    rounding can only make the answer *feasible*: a refutation is real).
+    """
+    if not work.size:
+        return True, -math.inf
+    r = profile.work(releases)
+    d = profile.work(deadlines)
+    late = edf_max_lateness(r, work, d)
+    finite = np.concatenate((r, d))
+    finite = np.abs(finite[np.isfinite(finite)])
+    scale = max(1.0, float(finite.max(initial=0.0)))
+    return late <= _REL_TOL * scale, late
+
+
+def srpt_completions(profile: RateProfile, releases: np.ndarray,
+                     work: np.ndarray) -> np.ndarray:
+    """Completion times of preemptive SRPT on one machine of rate
+    ``profile`` (shortest remaining work first, preempting on arrivals).
+
+    Their sum is the least ``sum_i C_i`` of ``1 | r_i, pmtn | sum C_i`` on that
+    machine (module docstring). Zero work completes at its release: ``C_i =
+    max(W^{-1}(x_i), r_i)``, which changes nothing for positive work.
+    """
+    n = work.size
+    if not n:
+        return np.zeros(0)
+    r = profile.work(releases)
+    order = np.argsort(r, kind="stable")
+    rel = r[order].tolist()
+    size = work[order].tolist()
+    done = [0.0] * n
+    heap: list[tuple[float, int]] = []
+    time = rel[0]
+    nxt = 0
+    while nxt < n or heap:
+        if not heap and time < rel[nxt]:
+            time = rel[nxt]
+        while nxt < n and rel[nxt] <= time:
+            heapq.heappush(heap, (size[nxt], nxt))
+            nxt += 1
+        remaining, k = heap[0]
+        arrival = rel[nxt] if nxt < n else math.inf
+        if time + remaining <= arrival:
+            heapq.heappop(heap)
+            time += remaining
+            done[k] = time
+        else:
+            heapq.heapreplace(heap, (remaining - (arrival - time), k))
+            time = arrival
+    out = np.empty(n)
+    out[order] = profile.time_of(np.asarray(done))
+    # a task of zero work released where the rate is 0 completes at its
+    # release, not at the start of the flat stretch
+    return np.maximum(out, releases)
