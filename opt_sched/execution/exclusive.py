@@ -168,7 +168,15 @@ class Exclusive:
     def all_phases(self) -> list[JobPhases]:
         """:meth:`phases` of every job, in job order (one pass)."""
         if not self._compute_only:
-            return [self.phases(i) for i in range(self._n)]
+            cs = self._pf[ek.P_CSTART].tolist()
+            io = self._pf[ek.P_IOSTART].tolist()
+            done = (self._ji[ek.J_STATUS, :self._n] == ek.DONE).tolist()
+            killed = self._killed
+            off = self._offl
+            return [JobPhases(tuple(cs[off[i]:off[i + 1]]),
+                              tuple(io[off[i]:off[i + 1]]))
+                    if done[i] and i not in killed else self.phases(i)
+                    for i in range(self._n)]
         offl, w, killed = self._offl, self._wl, self._killed
         if not killed and len(w) == self._n:  # one compute phase per job
             return [JobPhases((start,), (start + wi,))

@@ -149,8 +149,9 @@ class Shared:
         self._pending: list[tuple[int, int]] = []
         self._virtual = bool(np.all(caps >= bands))
         state = sk.new_state(off, w, v, weights, bands, caps, eta)
-        _, self._ji, self._jf, self._pf, self._ki, self._kf, self._act, \
-            self._seg, self._meta = state
+        (_, self._ji, self._jf, self._pf, self._ki, self._kf, self._act,
+         self._seg, self._seg_node, self._meta) = state
+        self._offl = off.tolist()
         self._ended = self._ji[sk.J_ENDED]
         self._step_args = (n, self._virtual, *state)
 
@@ -181,6 +182,19 @@ class Shared:
             t = min(t, float(self._jf[sk.F_EVT, self._ji[sk.J_HEAP, 0]]))
         return t
 
+    def all_phases(self) -> list[JobPhases]:
+        """:meth:`phases` of every job, in job order (one pass)."""
+        pf = self._pf
+        cs, io, ie = (pf[row].tolist()
+                      for row in (sk.P_CSTART, sk.P_IOSTART, sk.P_IOEND))
+        done = (self._ji[sk.J_STATUS, :self._n] == sk.DONE).tolist()
+        killed = self._killed
+        off = self._offl
+        return [JobPhases(tuple(cs[off[i]:off[i + 1]]), tuple(io[off[i]:off[i + 1]]),
+                          tuple(ie[off[i]:off[i + 1]]))
+                if done[i] and i not in killed else self.phases(i)
+                for i in range(self._n)]
+
     def phases(self, job: int) -> JobPhases:
         lo, hi = int(self._off[job]), int(self._off[job + 1])
         pf = self._pf
@@ -204,12 +218,11 @@ class Shared:
     def record(self) -> RateRecord:
         """The rate record of the replay (see :class:`RateRecord`)."""
         count = int(self._meta[sk.NSEG])
-        seg = self._seg[:, :count]
-        pairs = seg[1:].T  # (t, lambda) rows
+        pairs = self._seg[:count]  # (t, lambda) rows
         R = len(self._caps)
         if R == 1:
-            levels = (np.ascontiguousarray(pairs),)
+            levels: tuple[np.ndarray, ...] = (pairs,)
         else:
-            node = seg[0]
-            levels = tuple(np.ascontiguousarray(pairs[node == k]) for k in range(R))
+            node = self._seg_node[:count]
+            levels = tuple(pairs[node == k] for k in range(R))
         return RateRecord(self.share, tuple(self._caps.tolist()), self.eta, levels)

@@ -44,7 +44,8 @@ per-node vectors (so that a call passes five arrays, not forty; see
   level, next end, service clock, sum of active weights, bandwidth, cap;
 - ``act[k*n : k*n + m_k]``: the node's active jobs (explicit mode) or its
   ``tau`` heap (virtual mode, stale entries of killed jobs included);
-- ``seg[:, s]``: segment ``s`` as ``(node, t, lambda)``;
+- ``seg[s] = (t, lambda)`` and ``seg_node[s]``: segment ``s`` (rows, so
+  that one node's segments are a ``(s, 2)`` slice);
 - ``meta``: event heap size, sequence counter, touched nodes, segments.
 
 One function, :func:`step`, runs both halves of the
@@ -89,7 +90,7 @@ KF_TLAST, KF_LAM, KF_NEXT, KF_SVC, KF_SUMW, KF_BAND, KF_CAP = range(7)
 def new_state(off: np.ndarray, w: np.ndarray, v: np.ndarray, weights: np.ndarray,
               bands: np.ndarray, caps: np.ndarray, eta_points: np.ndarray
               ) -> tuple[np.ndarray, ...]:
-    """A fresh state ``(ph_off, ji, jf, pf, ki, kf, act, seg, meta)`` for
+    """A fresh state ``(ph_off, ji, jf, pf, ki, kf, act, seg, seg_node, meta)`` for
     jobs owning phases ``off[i]:off[i+1]`` (see the module docstring);
     ``eta_points`` is ``2 x P`` (the ``m`` and ``eta`` of each point)."""
     n = len(off) - 1
@@ -114,9 +115,10 @@ def new_state(off: np.ndarray, w: np.ndarray, v: np.ndarray, weights: np.ndarray
     # a segment per touched node and instant: at most one per I/O start,
     # I/O end instant or kill, plus the first instants
     segs = 2 * int(np.count_nonzero(v > 0)) + 2 * n + R + 1
-    seg = np.empty((3, segs))
+    seg = np.empty((segs, 2))
+    seg_node = np.empty(segs, np.int64)
     meta = np.zeros(4, np.int64)
-    return off, ji, jf, pf, ki, kf, act, seg, meta
+    return off, ji, jf, pf, ki, kf, act, seg, seg_node, meta
 
 
 @njit(cache=True)
@@ -244,7 +246,8 @@ def _explicit_level(k, t, n, cap, capacity, act, m, rem, rate, wgt, order, keys)
 
 
 @njit(cache=True)
-def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, meta):
+def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
+         meta):
     """One call of the protocol; returns ``(instant, jobs ended)`` (the jobs
     in ``ji[J_ENDED]``).
 
@@ -269,6 +272,7 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, meta):
     kf = borrow(kf)
     act = borrow(act)
     seg = borrow(seg)
+    seg_node = borrow(seg_node)
     meta = borrow(meta)
     part = ji[J_PART]
     cur = ji[J_CUR]
@@ -303,9 +307,6 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, meta):
     sumw = kf[KF_SUMW]
     bands = kf[KF_BAND]
     caps = kf[KF_CAP]
-    seg_node = seg[0]
-    seg_t = seg[1]
-    seg_lam = seg[2]
     R = node_next.shape[0]
     until = t
     find_next = not settle
@@ -330,7 +331,8 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, meta):
                 continue
             base = k * n
             if virtual:
-                _drop_stale(k, n, act, status, hsz, tau, zeros)
+                if status[act[base]] != RUNNING:
+                    _drop_stale(k, n, act, status, hsz, tau, zeros)
                 due = tau[act[base]]
                 svc[k] = due  # snap the clock: the due phases end exactly now
                 while hsz[k] > 0 and tau[act[base]] == due:
@@ -400,13 +402,16 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, meta):
                 nfin = 1
                 continue
             k = part[j]
-            _bring(k, t, n, virtual, act, ki, jf, kf)
             if virtual:
+                if t > t_last[k]:  # bring the service clock to t
+                    svc[k] += lam[k] * (t - t_last[k])
+                    t_last[k] = t
                 tau[j] = svc[k] + v[ph] / wgt[j]
                 _w_push(act, k * n, hsz[k], tau, zeros, j)
                 hsz[k] += 1
                 sumw[k] += wgt[j]
             else:
+                _bring(k, t, n, virtual, act, ki, jf, kf)
                 rem[j] = v[ph]
                 rate[j] = 0.0
                 act[k * n + m_k[k]] = j
@@ -430,7 +435,8 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, meta):
                 capacity = eta_of[m - 1] * bands[k]
                 if virtual:
                     level = capacity / sumw[k]
-                    _drop_stale(k, n, act, status, hsz, tau, zeros)
+                    if status[act[k * n]] != RUNNING:
+                        _drop_stale(k, n, act, status, hsz, tau, zeros)
                     node_next[k] = t + max(tau[act[k * n]] - svc[k], 0.0) / level
                 else:
                     level, node_next[k] = _explicit_level(
@@ -439,8 +445,8 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, meta):
             lam[k] = level
             s = meta[NSEG]
             seg_node[s] = k
-            seg_t[s] = t
-            seg_lam[s] = level
+            seg[s, 0] = t
+            seg[s, 1] = level
             meta[NSEG] = s + 1
         if settle:
             return t, 0
