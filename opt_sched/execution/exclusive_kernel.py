@@ -39,17 +39,18 @@ import numpy as np
 from numba import njit
 
 from ..borrow import borrow
-from ..simulation.kernel import (
-    MODE_FIFO,
-    MODE_STRETCH,
+from ..simulation.kernel import MODE_FIFO, MODE_STRETCH, _w_take_stretch
+from .stepping import (
+    HSIZE,
+    SEQ,
+    TOUCHED,
     _ev_push,
     _ev_remove_root,
     _ev_sift_down,
     _w_pop,
     _w_push,
-    _w_take_stretch,
+    touch,
 )
-from .stepping import HSIZE, SEQ, TOUCHED, touch
 
 __all__ = ["kill", "new_state", "start_jobs", "step"]
 

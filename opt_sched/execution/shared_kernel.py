@@ -60,8 +60,16 @@ import numpy as np
 from numba import njit
 
 from ..borrow import borrow
-from ..simulation.kernel import _ev_push, _ev_remove_root, _w_pop, _w_push
-from .stepping import HSIZE, SEQ, TOUCHED, touch
+from .stepping import (
+    HSIZE,
+    SEQ,
+    TOUCHED,
+    _ev_push,
+    _ev_remove_root,
+    _w_pop,
+    _w_push,
+    touch,
+)
 
 __all__ = ["eta_table", "kill", "new_state", "start_jobs", "step"]
 
