@@ -402,6 +402,19 @@ def schedule_from_dict(data: object) -> Schedule:
                     execution_record=None if record is None else dict(record))
 
 
+def _jsonable(value: Any) -> Any:
+    """``value`` with its numpy arrays as lists (an execution record keeps
+    large arrays, e.g. the rate levels of ``shared``, as numpy until the
+    schedule is written)."""
+    if hasattr(value, "tolist") and hasattr(value, "shape"):
+        return value.tolist()
+    if isinstance(value, Mapping):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    return value
+
+
 def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
                      ) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -423,7 +436,7 @@ def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
     if schedule.execution != "exclusive":
         out["execution"] = schedule.execution
     if schedule.execution_record is not None:
-        out["execution_record"] = schedule.execution_record
+        out["execution_record"] = _jsonable(schedule.execution_record)
     if schedule.packs is not None:
         out["packs"] = [[list(p) for p in part] for part in schedule.packs]
     if schedule.info:

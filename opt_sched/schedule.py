@@ -80,7 +80,8 @@ class Schedule:
     execution: str = "exclusive"
     execution_record: Mapping[str, Any] | None = field(default=None, compare=False)
     """What the execution model's validator rule needs beyond the phase times
-    (JSON-able; e.g. the rate levels of ``shared``), or ``None``."""
+    (JSON-able once its numpy arrays are lists, as the writer makes them;
+    e.g. the rate levels of ``shared``), or ``None``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "jobs", tuple(self.jobs))

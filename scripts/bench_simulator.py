@@ -9,19 +9,28 @@ uniformly in 1..64, halved (largest first) until ``sum Q_i <= 2048`` so that all
 fit one pack. Every job starts at 0 (one pack).
 
 Run ``python scripts/bench_simulator.py [--repeat 5] [--jobs 100]
-[--iterations 1000]``. The first call of each policy is timed apart: it
-includes the JIT compilation (or the load of numba's on-disk cache, whose
-hits and misses are printed).
+[--iterations 1000] [--execution exclusive|shared]``. The first call of each
+policy is timed apart: it includes the JIT compilation (or the load of
+numba's on-disk cache, whose hits and misses are printed).
+
+The batch simulator's fused kernel runs the FIFO and stretch lines. With
+``--execution MODEL`` (repeatable), the same pack is also replayed under that
+stepped execution model, ``replay(instance, PlanScheduler(instance), MODEL)``
+(:mod:`opt_sched.execution`): ``exclusive`` gives the FIFO line's schedule,
+``shared`` shares each I/O node's bandwidth among the phases in progress.
+The load average is printed next to the figures (2 cores are shared).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
 
 from opt_sched import Instance, Job, Platform
+from opt_sched.scheduling import PlanScheduler, replay
 from opt_sched.simulation import kernel, simulate
 
 NODES = 2048
@@ -56,6 +65,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=100)
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--execution", action="append", default=[],
+                        choices=("exclusive", "shared"),
+                        help="also replay the pack under this stepped execution "
+                             "model (repeatable)")
     args = parser.parse_args()
 
     instance = bench_instance(args.jobs, args.iterations)
@@ -63,19 +76,25 @@ def main() -> None:
     print(f"instance {instance.name}: {instance.num_jobs} jobs, {phases} I/O phases, "
           f"alpha = {instance.io_load():.3f}, "
           f"nodes used = {sum(j.nodes for j in instance.jobs)}/{NODES}")
-    for policy in ("fifo", "stretch"):
+    runs = [(policy, lambda p=policy: simulate(instance, policy=p))
+            for policy in ("fifo", "stretch")]
+    runs += [(f"replay {model}",
+              lambda m=model: replay(instance, PlanScheduler(instance), m))
+             for model in dict.fromkeys(args.execution)]
+    for label, run in runs:
         t0 = time.perf_counter()
-        schedule = simulate(instance, policy=policy)
+        schedule = run()
         first = time.perf_counter() - t0
         best = float("inf")
         for _ in range(args.repeat):
             t0 = time.perf_counter()
-            simulate(instance, policy=policy)
+            run()
             best = min(best, time.perf_counter() - t0)
-        print(f"{policy:8s} first call {first:7.3f} s (compile or cache load) | "
+        print(f"{label:16s} first call {first:7.3f} s (compile or cache load) | "
               f"steady {best * 1e3:8.1f} ms = {phases / best:12,.0f} phases/s | "
               f"makespan {schedule.makespan(instance):,.1f}, "
-              f"max stretch {schedule.max_stretch(instance):.3f}")
+              f"max stretch {schedule.max_stretch(instance):.3f} | "
+              f"load {os.getloadavg()[0]:.2f}")
     stats = kernel.run.stats
     print(f"numba cache: hits={sum(stats.cache_hits.values())} "
           f"misses={sum(stats.cache_misses.values())} (a miss means the first call "

@@ -236,3 +236,33 @@ def test_shared_rule_needs_its_record_and_stated_ends():
     report = validation.validate(
         inst, dataclasses.replace(schedule, jobs=(js, schedule.jobs[1])))
     assert any("states no end" in v.message for v in report.violations)
+
+
+def test_each_partition_records_its_own_levels(tmp_path):
+    """Two partitions. On 0 (b = 1) a and b (v = 3) start together: level
+    1/2 on [0, 6), then 0. On 1 (b = 2) c (v = 2) runs alone: level 2 on
+    [0, 1), then 0. The JSON round trip keeps the levels."""
+    from opt_sched import Partition
+
+    inst = Instance("two", Platform((Partition(4, 1.0), Partition(4, 2.0))),
+                    (Job.periodic("a", 1, 0.0, 3.0, partition=0),
+                     Job.periodic("b", 1, 0.0, 3.0, partition=0),
+                     Job.periodic("c", 1, 0.0, 2.0, partition=1)))
+    schedule = _run(inst, Shared())
+    assert schedule["a"].io_ends == (6.0,) and schedule["c"].io_ends == (1.0,)
+    levels = [np.asarray(part).tolist() for part in
+              schedule.execution_record["levels"]]
+    assert levels == [[[0.0, 0.5], [6.0, 0.0]], [[0.0, 2.0], [1.0, 0.0]]]
+    path = tmp_path / "two.json"
+    write_schedule(schedule, path, inst)
+    assert read_schedule(path).execution_record["levels"] == levels
+
+
+@SETTINGS
+@given(instance=online_workloads(), kill=st.booleans(),
+       cap=st.sampled_from([None, 0.5]))
+def test_all_phases_is_phases_of_every_job(instance, kill, cap):
+    """The one-pass result path gives each job's :meth:`Shared.phases`."""
+    model = Shared(max_rate=cap)
+    replay(instance, FCFS(), model, kill_at_walltime=kill)
+    assert model.all_phases() == [model.phases(i) for i in range(instance.num_jobs)]

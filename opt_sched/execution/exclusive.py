@@ -66,38 +66,20 @@ class Exclusive:
         job_of = np.repeat(np.arange(n), counts)
         bands = [p.bandwidth for p in instance.platform.partitions]
         R = len(bands)
-        d_by = np.empty((R, off[-1]))
-        key_by = np.zeros((R, off[-1]))
-        done_by = np.empty((R, off[-1]))
+        tables = np.zeros((3, R, int(off[-1])))
         for k, b in enumerate(bands):
             d_k = v / b
             table = PhaseTable(job_of, off, w, d_k)
-            d_by[k] = d_k
-            done_by[k] = table.done()
+            tables[ek.T_D, k] = d_k
+            tables[ek.T_DONE, k] = table.done()
             if self.policy.phase_key is not None:
-                key_by[k] = self.policy.phase_key(table)
+                tables[ek.T_KEY, k] = self.policy.phase_key(table)
         self._mode = self.policy.mode
-        nph = int(off[-1])
-        self._tables = (d_by, key_by, done_by)
-        self._s = {
-            "ph_off": off, "part": np.full(n, -1, np.int64),
-            "cur": np.zeros(n, np.int64), "status": np.zeros(n, np.int8),
-            "jstart": np.full(n, np.nan), "ev_t": np.zeros(n),
-            "ev_p": np.zeros(n, np.int64), "ev_kind": np.zeros(n, np.int64),
-            "heap": np.empty(max(n, 1), np.int64), "meta": np.zeros(3, np.int64),
-            "w": w, "d": np.zeros(nph), "key": np.zeros(nph), "done": np.zeros(nph),
-            "cstart": np.full(nph, np.nan), "iostart": np.full(nph, np.nan),
-            "io_job": np.full(R, -1, np.int64), "wlen": np.zeros(R, np.int64),
-            "wheap": np.empty(max(R * n, 1), np.int64), "wkey": np.zeros(n),
-            "wreq": np.zeros(n), "touched": np.empty(R, np.int64),
-            "flag": np.zeros(R, np.bool_), "ended": np.empty(max(n, 1), np.int64),
-        }
-        s = self._s
-        self._step_args = (
-            n, self._mode, s["ph_off"], s["part"], s["cur"], s["status"], s["jstart"],
-            s["ev_t"], s["ev_p"], s["ev_kind"], s["heap"], s["meta"], s["w"], s["d"],
-            s["key"], s["done"], s["cstart"], s["iostart"], s["io_job"], s["wlen"],
-            s["wheap"], s["wkey"], s["wreq"], s["touched"], s["flag"], s["ended"])
+        self._tables = tables
+        state = ek.new_state(off, w, R)
+        _, self._ji, self._jf, self._pf, self._ki, self._wheap, self._meta = state
+        self._ended = self._ji[ek.J_ENDED]
+        self._step_args = (n, self._mode, *state)
         self._pending: list[tuple[int, int]] = []
 
     def _attach_compute_only(self, instance: Instance, off: np.ndarray,
@@ -136,16 +118,6 @@ class Exclusive:
             return
         self._pending.append((job, partition))
 
-    def _flush(self, now: float) -> None:
-        if self._pending:
-            jobs, parts = take_pending(self._pending)
-            s = self._s
-            d_by, key_by, done_by = self._tables
-            ek.start_jobs(jobs, parts, now, self._n, s["ph_off"], s["part"],
-                          s["cur"], s["status"], s["jstart"], s["ev_t"], s["ev_p"],
-                          s["ev_kind"], s["heap"], s["meta"], s["w"], s["d"],
-                          s["key"], s["done"], d_by, key_by, done_by, s["cstart"])
-
     def advance(self, until: float) -> tuple[float, Sequence[int]]:
         if self._compute_only:
             heap = self._heap
@@ -161,17 +133,20 @@ class Exclusive:
                     self._status[j] = ek.DONE
                     ended.append(j)
             return t, ended
-        t, count = ek.advance(until, *self._step_args)
-        return t, self._s["ended"][:count].tolist()
+        t, count = ek.step(float(until), False, *self._step_args)
+        return t, self._ended[:count].tolist()
 
     def settle(self, now: float) -> Sequence[int]:
         if self._compute_only:
             if self._heap and self._heap[0][0] == now:
                 return self.advance(now)[1]
             return ()
-        self._flush(now)
-        count = ek.settle(now, *self._step_args)
-        return self._s["ended"][:count].tolist()
+        if self._pending:
+            jobs, parts = take_pending(self._pending)
+            ek.start_jobs(jobs, parts, float(now), self._off, self._ji, self._jf,
+                          self._pf, self._meta, self._tables)
+        count = ek.step(float(now), True, *self._step_args)[1]
+        return self._ended[:count].tolist()
 
     def kill(self, now: float, job: int) -> None:
         self._killed[job] = now
@@ -179,22 +154,29 @@ class Exclusive:
             if self._status[job] == ek.RUNNING:
                 self._status[job] = ek.KILLED
             return
-        s = self._s
-        ek.kill(job, self._n, self._mode, s["part"], s["status"], s["io_job"],
-                s["wlen"], s["wheap"], s["wkey"], s["wreq"], s["touched"], s["flag"],
-                s["meta"])
+        ek.kill(job, self._n, self._mode, self._ji, self._jf, self._ki, self._wheap,
+                self._meta)
 
     def next_time(self) -> float:
         if self._compute_only:
             return self._heap[0][0] if self._heap else math.inf
-        s = self._s
-        return float(s["ev_t"][s["heap"][0]]) if s["meta"][0] > 0 else math.inf
+        if self._meta[0] == 0:
+            return math.inf
+        return float(self._jf[ek.F_EVT, self._ji[ek.J_HEAP, 0]])
 
     # -- results ------------------------------------------------------------------
     def all_phases(self) -> list[JobPhases]:
         """:meth:`phases` of every job, in job order (one pass)."""
         if not self._compute_only:
-            return [self.phases(i) for i in range(self._n)]
+            cs = self._pf[ek.P_CSTART].tolist()
+            io = self._pf[ek.P_IOSTART].tolist()
+            done = (self._ji[ek.J_STATUS, :self._n] == ek.DONE).tolist()
+            killed = self._killed
+            off = self._offl
+            return [JobPhases(tuple(cs[off[i]:off[i + 1]]),
+                              tuple(io[off[i]:off[i + 1]]))
+                    if done[i] and i not in killed else self.phases(i)
+                    for i in range(self._n)]
         offl, w, killed = self._offl, self._wl, self._killed
         if not killed and len(w) == self._n:  # one compute phase per job
             return [JobPhases((start,), (start + wi,))
@@ -221,9 +203,8 @@ class Exclusive:
                 starts.append(starts[-1] + w[p])
             ios = [c + w[lo + m] for m, c in enumerate(starts)]
             return _cut(starts, ios, killed_at)
-        s = self._s
-        cs = s["cstart"][lo:hi]
-        io = s["iostart"][lo:hi]
+        cs = self._pf[ek.P_CSTART, lo:hi]
+        io = self._pf[ek.P_IOSTART, lo:hi]
         started = int(np.count_nonzero(~np.isnan(cs)))
         io_started = int(np.count_nonzero(~np.isnan(io)))
         return _cut(cs[:started].tolist(), io[:io_started].tolist(), killed_at)

@@ -7,19 +7,30 @@ calls while every I/O event runs compiled. The event heap, the per-node
 waiting heaps and the three I/O choice modes are those of the batch kernel
 (:mod:`opt_sched.simulation.kernel`), whose helpers are reused.
 
-State layout (``n`` jobs, ``R`` partitions, phases job after job):
+State: a few 2-D arrays whose *rows* are the named vectors (so that a call
+passes a handful of arrays, not twenty-five; ``n`` jobs, ``R`` partitions,
+phases job after job; see :func:`new_state`):
 
-- per job: ``part`` (``-1`` before its start), ``cur`` (current phase),
-  ``status`` (0 waiting to start, 1 running, 2 done, 3 killed), ``jstart``,
-  the pending event ``ev_t``/``ev_p``/``ev_kind`` and, while it waits for an
-  I/O node, ``wkey``/``wreq``;
-- per phase: ``w`` and the partition-dependent ``d``, ``key``, ``done`` (set
-  at the job's start from the ``*_by_part`` tables), and the results
-  ``cstart``/``iostart``;
-- per partition: ``io_job`` (the job using the I/O node, ``-1`` if free),
-  ``wlen`` and the waiting heap ``wheap[k*n : k*n + wlen[k]]``;
-- ``meta = [heap size, sequence counter, touched partitions]`` and the
-  stack of partitions whose I/O node must choose at the end of the instant.
+- ``ji`` (int, per job): partition (``-1`` before its start), current
+  phase, status (0 waiting to start, 1 running, 2 done, 3 killed), the
+  pending event's priority and kind, and the scratch rows: the event heap,
+  the jobs ended in the current call;
+- ``jf`` (float, per job): the pending event's time, the job's start, and,
+  while it waits for an I/O node, its key and request time;
+- ``pf`` (float, per phase): ``w`` and the partition-dependent ``d``,
+  ``key``, ``done`` (set at the job's start from ``tables[:, k]``), and the
+  results ``cstart``/``iostart``;
+- ``ki`` (int, per partition): the job using the I/O node (``-1`` if free),
+  the waiting count, the stack of partitions whose I/O node must choose at
+  the end of the instant and its flags;
+- ``wheap[k*n : k*n + wlen[k]]``: partition ``k``'s waiting heap;
+- ``meta = [heap size, sequence counter, touched partitions]``.
+
+One function, :func:`step`, runs both halves of the
+:class:`~opt_sched.execution.base.ExecutionModel` protocol (``advance`` and
+``settle``), so each event rule is written once and the per-event work runs
+in one compiled frame (a call of a compiled helper that takes twenty-five
+arrays costs more than the event it applies).
 """
 
 from __future__ import annotations
@@ -28,19 +39,20 @@ import numpy as np
 from numba import njit
 
 from ..borrow import borrow
-from ..simulation.kernel import (
-    MODE_FIFO,
-    MODE_STRETCH,
+from ..simulation.kernel import MODE_FIFO, MODE_STRETCH, _w_take_stretch
+from .stepping import (
+    HSIZE,
+    SEQ,
+    TOUCHED,
     _ev_push,
     _ev_remove_root,
     _ev_sift_down,
     _w_pop,
     _w_push,
-    _w_take_stretch,
+    touch,
 )
-from .stepping import HSIZE, SEQ, TOUCHED, touch
 
-__all__ = ["advance", "kill", "settle", "start_jobs"]
+__all__ = ["kill", "new_state", "start_jobs", "step"]
 
 RUNNING = 1
 DONE = 2
@@ -54,253 +66,224 @@ _HSIZE = HSIZE
 _SEQ = SEQ
 _TOUCHED = TOUCHED
 
+# rows of ji
+J_PART, J_CUR, J_STATUS, J_EVP, J_EVKIND, J_HEAP, J_ENDED = range(7)
+# rows of jf
+F_EVT, F_JSTART, F_WKEY, F_WREQ = range(4)
+# rows of pf
+P_W, P_D, P_KEY, P_DONE, P_CSTART, P_IOSTART = range(6)
+# rows of ki
+K_IOJOB, K_WLEN, K_TOUCHED, K_FLAG = range(4)
+# rows of tables
+T_D, T_KEY, T_DONE = range(3)
+
+
+def new_state(off: np.ndarray, w: np.ndarray, partitions: int
+              ) -> tuple[np.ndarray, ...]:
+    """A fresh state ``(ph_off, ji, jf, pf, ki, wheap, meta)`` for jobs
+    owning phases ``off[i]:off[i+1]`` (see the module docstring)."""
+    n = len(off) - 1
+    cols = max(n, 1)
+    ji = np.zeros((7, cols), np.int64)
+    ji[J_PART] = -1
+    jf = np.zeros((4, cols))
+    jf[F_JSTART] = np.nan
+    pf = np.zeros((6, len(w)))
+    pf[P_W] = w
+    pf[P_CSTART:] = np.nan
+    ki = np.zeros((4, partitions), np.int64)
+    ki[K_IOJOB] = -1
+    wheap = np.empty(max(partitions * n, 1), np.int64)
+    meta = np.zeros(3, np.int64)
+    return off, ji, jf, pf, ki, wheap, meta
+
 
 @njit(cache=True)
-def start_jobs(jobs, parts, t, n, ph_off, part, cur, status, jstart,
-               ev_t, ev_p, ev_kind, heap, meta,
-               w, d, key, done, d_by_part, key_by_part, done_by_part, cstart):
+def start_jobs(jobs, parts, t, ph_off, ji, jf, pf, meta, tables):
     """Start ``jobs[m]`` on ``parts[m]`` at ``t``: copy the partition's phase
     durations, keys and work-done values, and schedule the first compute
     end."""
     jobs = borrow(jobs)
     parts = borrow(parts)
     ph_off = borrow(ph_off)
-    part = borrow(part)
-    cur = borrow(cur)
-    status = borrow(status)
-    jstart = borrow(jstart)
-    ev_t = borrow(ev_t)
-    ev_p = borrow(ev_p)
-    ev_kind = borrow(ev_kind)
-    heap = borrow(heap)
+    ji = borrow(ji)
+    jf = borrow(jf)
+    pf = borrow(pf)
     meta = borrow(meta)
-    w = borrow(w)
-    d = borrow(d)
-    key = borrow(key)
-    done = borrow(done)
-    d_by_part = borrow(d_by_part)
-    key_by_part = borrow(key_by_part)
-    done_by_part = borrow(done_by_part)
-    cstart = borrow(cstart)
+    tables = borrow(tables)
+    ev_t = jf[F_EVT]
+    ev_p = ji[J_EVP]
+    heap = ji[J_HEAP]
+    w = pf[P_W]
     for m in range(jobs.shape[0]):
         j = jobs[m]
         k = parts[m]
-        part[j] = k
-        status[j] = RUNNING
-        jstart[j] = t
+        ji[J_PART, j] = k
+        ji[J_STATUS, j] = RUNNING
+        jf[F_JSTART, j] = t
         for p in range(ph_off[j], ph_off[j + 1]):
-            d[p] = d_by_part[k, p]
-            key[p] = key_by_part[k, p]
-            done[p] = done_by_part[k, p]
+            pf[P_D, p] = tables[T_D, k, p]
+            pf[P_KEY, p] = tables[T_KEY, k, p]
+            pf[P_DONE, p] = tables[T_DONE, k, p]
         ph = ph_off[j]
-        cur[j] = ph
-        cstart[ph] = t
+        ji[J_CUR, j] = ph
+        pf[P_CSTART, ph] = t
         ev_t[j] = t + w[ph]
         ev_p[j] = _COMPUTE_END * _SEQ_BITS + meta[_SEQ]
         meta[_SEQ] += 1
-        ev_kind[j] = _COMPUTE_END
+        ji[J_EVKIND, j] = _COMPUTE_END
         meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
 
 
 @njit(cache=True)
-def _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
-                   ev_t, ev_p, ev_kind, heap, meta, w, d, key,
-                   cstart, iostart, io_job, wlen, wheap, wkey, wreq,
-                   touched, flag, ended):
-    """Apply every pending event at time ``t``; return how many jobs ended
-    (written to ``ended``)."""
-    count = 0
-    while meta[_HSIZE] > 0 and ev_t[heap[0]] == t:
-        j = heap[0]
-        if status[j] != RUNNING:  # a killed job's stale event
-            meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
-            continue
-        k = part[j]
-        advance_job = False
-        if ev_kind[j] == _IO_END:
-            io_job[k] = -1
-            if wlen[k] > 0:
-                touch(k, touched, flag, meta)
-            advance_job = True
-        else:  # compute end: request I/O phase cur[j]
-            ph = cur[j]
-            if d[ph] <= 0.0:
-                iostart[ph] = t
-                advance_job = True
-            else:
-                meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
-                wreq[j] = t
-                wkey[j] = t if mode == MODE_FIFO else key[ph]
-                size = wlen[k]
-                if mode == MODE_STRETCH:
-                    wheap[k * n + size] = j
-                else:
-                    _w_push(wheap, k * n, size, wkey, wreq, j)
-                wlen[k] = size + 1
-                if io_job[k] < 0:
-                    touch(k, touched, flag, meta)
-        if advance_job:
-            nxt = cur[j] + 1
-            if nxt == ph_off[j + 1]:
-                status[j] = DONE
-                ended[count] = j
-                count += 1
-                meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
-            else:
-                cur[j] = nxt
-                cstart[nxt] = t
-                ev_t[j] = t + w[nxt]
-                ev_p[j] = _COMPUTE_END * _SEQ_BITS + meta[_SEQ]
-                meta[_SEQ] += 1
-                ev_kind[j] = _COMPUTE_END
-                _ev_sift_down(heap, meta[_HSIZE], ev_t, ev_p, j, 0)
-    return count
+def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
+    """One call of the protocol; returns ``(instant, jobs ended)`` (the jobs
+    in ``ji[J_ENDED]``).
 
-
-@njit(cache=True)
-def _choose_io(t, n, mode, cur, jstart, ev_t, ev_p, ev_kind, heap, meta,
-               d, done, iostart, io_job, wlen, wheap, wkey, wreq, touched, flag):
-    """End of instant ``t``: every touched free I/O node picks a phase."""
-    while meta[_TOUCHED] > 0:
-        meta[_TOUCHED] -= 1
-        k = touched[meta[_TOUCHED]]
-        flag[k] = False
-        size = wlen[k]
-        if io_job[k] >= 0 or size == 0:
-            continue
-        base = k * n
-        if mode == MODE_STRETCH:
-            j = _w_take_stretch(wheap, base, size, t, cur, d, done, jstart, wreq)
-        else:
-            j = _w_pop(wheap, base, size, wkey, wreq)
-        wlen[k] = size - 1
-        ph = cur[j]
-        iostart[ph] = t
-        io_job[k] = j
-        ev_t[j] = t + d[ph]
-        ev_p[j] = _IO_END * _SEQ_BITS + meta[_SEQ]
-        meta[_SEQ] += 1
-        ev_kind[j] = _IO_END
-        meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
-
-
-@njit(cache=True)
-def advance(until, n, mode, ph_off, part, cur, status, jstart,
-            ev_t, ev_p, ev_kind, heap, meta, w, d, key, done,
-            cstart, iostart, io_job, wlen, wheap, wkey, wreq,
-            touched, flag, ended):
-    """Run whole instants until one where jobs end, or up to ``until``.
-
-    Returns ``(t, count)``: the instant reached and how many jobs ended
-    there (in ``ended``). The I/O choices of instant ``t`` are left to
-    :func:`settle`.
+    ``settle=False`` (``advance``, ``t`` is *until*): run whole instants
+    until one where jobs end, or up to ``until``; the I/O choices of that
+    instant are left to the ``settle`` call. ``settle=True``: finish instant
+    ``t`` after the scheduler's starts -- apply the events they created at
+    ``t``; if jobs end, return them (choices deferred again), else let the
+    touched I/O nodes choose.
     """
     ph_off = borrow(ph_off)
-    part = borrow(part)
-    cur = borrow(cur)
-    status = borrow(status)
-    jstart = borrow(jstart)
-    ev_t = borrow(ev_t)
-    ev_p = borrow(ev_p)
-    ev_kind = borrow(ev_kind)
-    heap = borrow(heap)
-    meta = borrow(meta)
-    w = borrow(w)
-    d = borrow(d)
-    key = borrow(key)
-    done = borrow(done)
-    cstart = borrow(cstart)
-    iostart = borrow(iostart)
-    io_job = borrow(io_job)
-    wlen = borrow(wlen)
+    ji = borrow(ji)
+    jf = borrow(jf)
+    pf = borrow(pf)
+    ki = borrow(ki)
     wheap = borrow(wheap)
-    wkey = borrow(wkey)
-    wreq = borrow(wreq)
-    touched = borrow(touched)
-    flag = borrow(flag)
-    ended = borrow(ended)
+    meta = borrow(meta)
+    part = ji[J_PART]
+    cur = ji[J_CUR]
+    status = ji[J_STATUS]
+    ev_p = ji[J_EVP]
+    ev_kind = ji[J_EVKIND]
+    heap = ji[J_HEAP]
+    ended = ji[J_ENDED]
+    ev_t = jf[F_EVT]
+    jstart = jf[F_JSTART]
+    wkey = jf[F_WKEY]
+    wreq = jf[F_WREQ]
+    w = pf[P_W]
+    d = pf[P_D]
+    key = pf[P_KEY]
+    done = pf[P_DONE]
+    cstart = pf[P_CSTART]
+    iostart = pf[P_IOSTART]
+    io_job = ki[K_IOJOB]
+    wlen = ki[K_WLEN]
+    touched = ki[K_TOUCHED]
+    flag = ki[K_FLAG]
+    until = t
+    find_next = not settle
     while True:
-        while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
-            meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
-        if meta[_HSIZE] == 0 or ev_t[heap[0]] > until:
-            return until, 0
-        t = ev_t[heap[0]]
-        count = _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
-                               ev_t, ev_p, ev_kind, heap, meta, w, d, key,
-                               cstart, iostart, io_job, wlen, wheap, wkey, wreq,
-                               touched, flag, ended)
-        if count > 0 or t == until:
+        if find_next:
+            while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
+                meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
+            if meta[_HSIZE] == 0 or ev_t[heap[0]] > until:
+                return until, 0
+            t = ev_t[heap[0]]
+        find_next = True
+
+        # -- every pending event at t -------------------------------------
+        count = 0
+        while meta[_HSIZE] > 0 and ev_t[heap[0]] == t:
+            j = heap[0]
+            if status[j] != RUNNING:  # a killed job's stale event
+                meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
+                continue
+            k = part[j]
+            advance_job = False
+            if ev_kind[j] == _IO_END:
+                io_job[k] = -1
+                if wlen[k] > 0:
+                    touch(k, touched, flag, meta)
+                advance_job = True
+            else:  # compute end: request I/O phase cur[j]
+                ph = cur[j]
+                if d[ph] <= 0.0:
+                    iostart[ph] = t
+                    advance_job = True
+                else:
+                    meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
+                    wreq[j] = t
+                    wkey[j] = t if mode == MODE_FIFO else key[ph]
+                    size = wlen[k]
+                    if mode == MODE_STRETCH:
+                        wheap[k * n + size] = j
+                    else:
+                        _w_push(wheap, k * n, size, wkey, wreq, j)
+                    wlen[k] = size + 1
+                    if io_job[k] < 0:
+                        touch(k, touched, flag, meta)
+            if advance_job:
+                nxt = cur[j] + 1
+                if nxt == ph_off[j + 1]:
+                    status[j] = DONE
+                    ended[count] = j
+                    count += 1
+                    meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
+                else:
+                    cur[j] = nxt
+                    cstart[nxt] = t
+                    ev_t[j] = t + w[nxt]
+                    ev_p[j] = _COMPUTE_END * _SEQ_BITS + meta[_SEQ]
+                    meta[_SEQ] += 1
+                    ev_kind[j] = _COMPUTE_END
+                    _ev_sift_down(heap, meta[_HSIZE], ev_t, ev_p, j, 0)
+
+        if count > 0 or (t == until and not settle):
             return t, count
-        _choose_io(t, n, mode, cur, jstart, ev_t, ev_p, ev_kind, heap, meta,
-                   d, done, iostart, io_job, wlen, wheap, wkey, wreq, touched, flag)
+
+        # -- end of instant t: every touched free I/O node picks a phase ------
+        while meta[_TOUCHED] > 0:
+            meta[_TOUCHED] -= 1
+            k = touched[meta[_TOUCHED]]
+            flag[k] = False
+            size = wlen[k]
+            if io_job[k] >= 0 or size == 0:
+                continue
+            base = k * n
+            if mode == MODE_STRETCH:
+                j = _w_take_stretch(wheap, base, size, t, cur, d, done, jstart, wreq)
+            else:
+                j = _w_pop(wheap, base, size, wkey, wreq)
+            wlen[k] = size - 1
+            ph = cur[j]
+            iostart[ph] = t
+            io_job[k] = j
+            ev_t[j] = t + d[ph]
+            ev_p[j] = _IO_END * _SEQ_BITS + meta[_SEQ]
+            meta[_SEQ] += 1
+            ev_kind[j] = _IO_END
+            meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
+        if settle:
+            return t, 0
 
 
 @njit(cache=True)
-def settle(t, n, mode, ph_off, part, cur, status, jstart,
-           ev_t, ev_p, ev_kind, heap, meta, w, d, key, done,
-           cstart, iostart, io_job, wlen, wheap, wkey, wreq,
-           touched, flag, ended):
-    """Finish instant ``t`` after the scheduler's starts: apply the events
-    they created at ``t``; if jobs end, return their count (choices
-    deferred again), else let the touched I/O nodes choose and return 0."""
-    ph_off = borrow(ph_off)
-    part = borrow(part)
-    cur = borrow(cur)
-    status = borrow(status)
-    jstart = borrow(jstart)
-    ev_t = borrow(ev_t)
-    ev_p = borrow(ev_p)
-    ev_kind = borrow(ev_kind)
-    heap = borrow(heap)
-    meta = borrow(meta)
-    w = borrow(w)
-    d = borrow(d)
-    key = borrow(key)
-    done = borrow(done)
-    cstart = borrow(cstart)
-    iostart = borrow(iostart)
-    io_job = borrow(io_job)
-    wlen = borrow(wlen)
-    wheap = borrow(wheap)
-    wkey = borrow(wkey)
-    wreq = borrow(wreq)
-    touched = borrow(touched)
-    flag = borrow(flag)
-    ended = borrow(ended)
-    count = _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
-                           ev_t, ev_p, ev_kind, heap, meta, w, d, key,
-                           cstart, iostart, io_job, wlen, wheap, wkey, wreq,
-                           touched, flag, ended)
-    if count > 0:
-        return count
-    _choose_io(t, n, mode, cur, jstart, ev_t, ev_p, ev_kind, heap, meta,
-               d, done, iostart, io_job, wlen, wheap, wkey, wreq, touched, flag)
-    return 0
-
-
-@njit(cache=True)
-def kill(j, n, mode, part, status, io_job, wlen, wheap, wkey, wreq,
-         touched, flag, meta):
+def kill(j, n, mode, ji, jf, ki, wheap, meta):
     """Stop running job ``j``: its pending event goes stale, it leaves the
     waiting heap of its I/O node, and a node it was using frees now."""
-    part = borrow(part)
-    status = borrow(status)
-    io_job = borrow(io_job)
-    wlen = borrow(wlen)
+    ji = borrow(ji)
+    jf = borrow(jf)
+    ki = borrow(ki)
     wheap = borrow(wheap)
-    wkey = borrow(wkey)
-    wreq = borrow(wreq)
-    touched = borrow(touched)
-    flag = borrow(flag)
     meta = borrow(meta)
+    status = ji[J_STATUS]
+    io_job = ki[K_IOJOB]
+    wlen = ki[K_WLEN]
+    wkey = jf[F_WKEY]
+    wreq = jf[F_WREQ]
     if status[j] != RUNNING:
         return
     status[j] = KILLED
-    k = part[j]
+    k = ji[J_PART, j]
     if io_job[k] == j:
         io_job[k] = -1
         if wlen[k] > 0:
-            touch(k, touched, flag, meta)
+            touch(k, ki[K_TOUCHED], ki[K_FLAG], meta)
         return
     base = k * n
     size = wlen[k]

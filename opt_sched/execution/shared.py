@@ -44,35 +44,31 @@ __all__ = ["RateRecord", "Shared", "parse_eta"]
 
 SHARE_RULES = ("equal", "nodes")
 
-_STEP_KEYS = (
-    "ph_off", "part", "cur", "status", "jstart", "ev_t", "ev_p", "heap", "meta",
-    "w", "v", "cstart", "iostart", "ioend", "rem", "rate", "wgt", "act", "m_k",
-    "pos", "t_last", "lam", "node_next", "svc", "tau", "sumw", "hsz", "zeros",
-    "bands", "caps", "eta_m", "eta_v", "seg_node", "seg_t", "seg_lam", "order",
-    "touched", "flag", "ended")
-"""The state arrays, in the order of the kernel's step functions."""
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RateRecord:
     """What the validator needs to recompute every rate of a ``shared``
     schedule.
 
     ``share`` and ``caps[k]`` (the per-phase cap on partition ``k``) define
     the rule; ``eta`` the congestion points ``((m, eta), ...)`` (empty: 1);
-    ``levels[k]`` the node's level after each change, as ``(t, lambda)``
-    pairs in time order (the level holds until the next pair).
+    ``levels[k]`` the node's level after each change, an ``(s, 2)`` array of
+    ``(t, lambda)`` rows in time order (the level holds until the next row).
+    A replay records a row per node and instant where the node's phases
+    changed (two per I/O phase): the rows stay numpy arrays, also in
+    :meth:`to_dict`, and become JSON lists only when a schedule is written
+    (:func:`opt_sched.io.schedule_to_dict`).
     """
 
     share: str
     caps: tuple[float, ...]
     eta: tuple[tuple[float, float], ...]
-    levels: tuple[tuple[tuple[float, float], ...], ...]
+    levels: tuple[np.ndarray, ...]
 
     def to_dict(self) -> dict[str, object]:
+        """The ``execution_record`` of a schedule (``levels``: one array
+        per partition, as in the record)."""
         return {"share": self.share, "caps": list(self.caps),
-                "eta": [list(p) for p in self.eta],
-                "levels": [[list(x) for x in part] for part in self.levels]}
+                "eta": [list(p) for p in self.eta], "levels": list(self.levels)}
 
 
 def parse_eta(eta: object) -> tuple[tuple[float, float], ...]:
@@ -139,86 +135,73 @@ class Shared:
         jobs = instance.jobs
         n = len(jobs)
         off, w, v = instance.phase_arrays
-        nph = int(off[-1])
-        bands = np.asarray([p.bandwidth for p in instance.platform.partitions])
-        R = len(bands)
+        bands = np.asarray([p.bandwidth for p in instance.platform.partitions],
+                           float)
         caps = bands.copy() if self.max_rate is None else np.minimum(
             bands, self.max_rate)
         weights = (np.ones(n) if self.share == "equal" else
                    np.fromiter((max(j.nodes, 1) for j in jobs), float, n))
-        segs = 2 * int(np.count_nonzero(v > 0)) + 2 * n + R + 1
+        eta = np.asarray(self.eta, float).reshape(-1, 2).T.copy()
         self._n = n
         self._off = off
         self._caps = caps
         self._killed: dict[int, float] = {}
         self._pending: list[tuple[int, int]] = []
-        virtual = bool(np.all(caps >= bands))
-        s = self._s = {
-            "ph_off": off, "part": np.full(n, -1, np.int64),
-            "cur": np.zeros(n, np.int64), "status": np.zeros(n, np.int8),
-            "ev_t": np.zeros(n), "ev_p": np.zeros(n, np.int64),
-            "heap": np.empty(max(n, 1), np.int64), "meta": np.zeros(4, np.int64),
-            "w": w, "v": v, "cstart": np.full(nph, np.nan),
-            "iostart": np.full(nph, np.nan), "ioend": np.full(nph, np.nan),
-            "rem": np.zeros(n), "rate": np.zeros(n), "wgt": weights,
-            "act": np.empty(max(R * n, 1), np.int64), "m_k": np.zeros(R, np.int64),
-            "pos": np.full(n, -1, np.int64), "t_last": np.zeros(R),
-            "lam": np.zeros(R), "node_next": np.full(R, np.inf),
-            "bands": bands, "caps": caps,
-            "eta_m": np.asarray([p[0] for p in self.eta], float),
-            "eta_v": np.asarray([p[1] for p in self.eta], float),
-            "seg_node": np.empty(segs, np.int64), "seg_t": np.empty(segs),
-            "seg_lam": np.empty(segs), "order": np.empty(max(n, 1), np.int64),
-            "touched": np.empty(R, np.int64), "flag": np.zeros(R, np.bool_),
-            "ended": np.empty(max(n, 1), np.int64), "jstart": np.full(n, np.nan),
-            "svc": np.zeros(R), "tau": np.zeros(n), "sumw": np.zeros(R),
-            "hsz": np.zeros(R, np.int64), "zeros": np.zeros(n),
-        }
-        self._virtual = virtual
-        self._step_args = (n, virtual, *(s[key] for key in _STEP_KEYS))
+        self._virtual = bool(np.all(caps >= bands))
+        state = sk.new_state(off, w, v, weights, bands, caps, eta)
+        (_, self._ji, self._jf, self._pf, self._ki, self._kf, self._act,
+         self._seg, self._seg_node, self._meta) = state
+        self._offl = off.tolist()
+        self._ended = self._ji[sk.J_ENDED]
+        self._step_args = (n, self._virtual, *state)
 
     def start(self, now: float, job: int, partition: int) -> None:
         self._pending.append((job, partition))
 
-    def _flush(self, now: float) -> None:
-        if self._pending:
-            jobs, parts = take_pending(self._pending)
-            s = self._s
-            sk.start_jobs(jobs, parts, now, s["ph_off"], s["part"], s["cur"],
-                          s["status"], s["jstart"], s["ev_t"], s["ev_p"], s["heap"],
-                          s["meta"], s["w"], s["cstart"])
-
     def advance(self, until: float) -> tuple[float, Sequence[int]]:
-        t, count = sk.advance(until, *self._step_args)
-        return t, self._s["ended"][:count].tolist()
+        t, count = sk.step(float(until), False, *self._step_args)
+        return t, self._ended[:count].tolist()
 
     def settle(self, now: float) -> Sequence[int]:
-        self._flush(now)
-        count = sk.settle(now, *self._step_args)
-        return self._s["ended"][:count].tolist()
+        if self._pending:
+            jobs, parts = take_pending(self._pending)
+            sk.start_jobs(jobs, parts, float(now), self._off, self._ji, self._jf,
+                          self._pf, self._meta)
+        count = sk.step(float(now), True, *self._step_args)[1]
+        return self._ended[:count].tolist()
 
     def kill(self, now: float, job: int) -> None:
         self._killed[job] = now
-        s = self._s
-        sk.kill(job, now, self._n, self._virtual, s["part"], s["cur"], s["status"],
-                s["iostart"], s["ioend"], s["rem"], s["rate"], s["wgt"], s["act"],
-                s["m_k"], s["pos"], s["t_last"], s["lam"], s["node_next"], s["svc"],
-                s["sumw"], s["touched"], s["flag"], s["meta"])
+        sk.kill(job, float(now), self._n, self._virtual, self._ji, self._jf,
+                self._pf, self._ki, self._kf, self._act, self._meta)
 
     def next_time(self) -> float:
-        s = self._s
-        t = float(s["node_next"].min()) if len(s["node_next"]) else math.inf
-        if s["meta"][0] > 0:
-            t = min(t, float(s["ev_t"][s["heap"][0]]))
+        nxt = self._kf[sk.KF_NEXT]
+        t = float(nxt.min()) if len(nxt) else math.inf
+        if self._meta[0] > 0:
+            t = min(t, float(self._jf[sk.F_EVT, self._ji[sk.J_HEAP, 0]]))
         return t
+
+    def all_phases(self) -> list[JobPhases]:
+        """:meth:`phases` of every job, in job order (one pass)."""
+        pf = self._pf
+        cs, io, ie = (pf[row].tolist()
+                      for row in (sk.P_CSTART, sk.P_IOSTART, sk.P_IOEND))
+        done = (self._ji[sk.J_STATUS, :self._n] == sk.DONE).tolist()
+        killed = self._killed
+        off = self._offl
+        return [JobPhases(tuple(cs[off[i]:off[i + 1]]), tuple(io[off[i]:off[i + 1]]),
+                          tuple(ie[off[i]:off[i + 1]]))
+                if done[i] and i not in killed else self.phases(i)
+                for i in range(self._n)]
 
     def phases(self, job: int) -> JobPhases:
         lo, hi = int(self._off[job]), int(self._off[job + 1])
-        s = self._s
-        cs = s["cstart"][lo:hi]
+        pf = self._pf
+        cs = pf[sk.P_CSTART, lo:hi]
         started = int(np.count_nonzero(~np.isnan(cs)))
-        io = s["iostart"][lo:hi]
-        ends = s["ioend"][lo:hi]
+        io = pf[sk.P_IOSTART, lo:hi]
+        ends = pf[sk.P_IOEND, lo:hi]
         io_started = int(np.count_nonzero(~np.isnan(io)))
         compute = cs[:started].tolist()
         io_s = io[:io_started].tolist()
@@ -234,13 +217,12 @@ class Shared:
 
     def record(self) -> RateRecord:
         """The rate record of the replay (see :class:`RateRecord`)."""
-        s = self._s
-        count = int(s["meta"][3])
-        node = s["seg_node"][:count]
-        levels = []
-        for k in range(len(self._caps)):
-            mask = node == k
-            levels.append(tuple(zip(s["seg_t"][:count][mask].tolist(),
-                                    s["seg_lam"][:count][mask].tolist())))
-        return RateRecord(self.share, tuple(self._caps.tolist()), self.eta,
-                          tuple(levels))
+        count = int(self._meta[sk.NSEG])
+        pairs = self._seg[:count]  # (t, lambda) rows
+        R = len(self._caps)
+        if R == 1:
+            levels: tuple[np.ndarray, ...] = (pairs,)
+        else:
+            node = self._seg_node[:count]
+            levels = tuple(pairs[node == k] for k in range(R))
+        return RateRecord(self.share, tuple(self._caps.tolist()), self.eta, levels)

@@ -13,22 +13,45 @@ with ``m`` the number of active phases and ``eta(m) <= 1`` the congestion
 efficiency. The level is recomputed at the end of every instant where the
 node's set of active phases changed (water filling: phases whose cap binds
 get ``c``, the others share the rest in proportion to their weights), and
-recorded as a segment ``(t, lambda_k)``. A phase ends when its remaining
+recorded as a segment ``(k, t, lambda_k)``. A phase ends when its remaining
 volume reaches 0; the node's next end is ``t + min_p r_p / rho_p``.
 
 When no cap can bind (every cap at least the node's bandwidth, the default:
 then ``omega_p lambda <= eta(m) b_k <= c``), all phases of a node progress in
 one *service* clock ``S_k(t) = int lambda_k``: a phase joining at service
 ``S`` with volume ``v`` ends when ``S_k`` reaches ``tau_p = S + v / omega_p``,
-so each node keeps a heap of ``tau`` and an event costs ``O(log m)``
-(``virtual`` mode). Otherwise remaining volumes are updated explicitly at
-every event of the node (``O(m)``).
+so each node keeps a heap of ``tau`` (ties: lowest job index) and an event
+costs ``O(log m)`` (``virtual`` mode). Otherwise remaining volumes are
+updated explicitly at every event of the node (``O(m)``).
 
-State as in :mod:`~opt_sched.execution.exclusive_kernel`, plus per job the
-remaining volume ``rem``, rate ``rate`` and weight ``wgt`` of its I/O phase,
-and per node ``act[k*n : k*n + m_k]`` (active jobs), ``t_last`` (time the
-remaining volumes refer to), ``lam``, ``node_next``, and the segment record
-``seg_node``/``seg_t``/``seg_lam`` (``meta[3]`` segments so far).
+State: a few 2-D arrays whose *rows* are the named per-job, per-phase and
+per-node vectors (so that a call passes five arrays, not forty; see
+:func:`new_state` for the rows):
+
+- ``ji`` (int, per job): partition (``-1`` before the start), current phase,
+  status (0 waiting to start, 1 running, 2 done, 3 killed), event priority,
+  position in ``act`` (explicit mode), and the scratch rows: the event heap,
+  the jobs ended in the current call, the jobs whose I/O phase just ended,
+  a sort order;
+- ``jf`` (float, per job): event time, remaining volume, rate, weight,
+  ``tau``, a row of zeros (the ``tau`` heap's second key), ``eta(q + 1)``,
+  a scratch row;
+- ``pf`` (float, per phase): ``w``, ``v`` and the results ``cstart``,
+  ``iostart``, ``ioend``;
+- ``ki`` (int, per node): active phases ``m_k``, ``tau`` heap size, the stack
+  of nodes touched during the instant and its flags;
+  ``kf`` (float, per node): time the remaining volumes or service refer to,
+  level, next end, service clock, sum of active weights, bandwidth, cap;
+- ``act[k*n : k*n + m_k]``: the node's active jobs (explicit mode) or its
+  ``tau`` heap (virtual mode, stale entries of killed jobs included);
+- ``seg[s] = (t, lambda)`` and ``seg_node[s]``: segment ``s`` (rows, so
+  that one node's segments are a ``(s, 2)`` slice);
+- ``meta``: event heap size, sequence counter, touched nodes, segments.
+
+One function, :func:`step`, runs both halves of the
+:class:`~opt_sched.execution.base.ExecutionModel` protocol (``advance`` and
+``settle``), so each event rule is written once and the per-event work runs
+in one compiled frame.
 """
 
 from __future__ import annotations
@@ -37,10 +60,18 @@ import numpy as np
 from numba import njit
 
 from ..borrow import borrow
-from ..simulation.kernel import _ev_push, _ev_remove_root, _w_pop, _w_push
-from .stepping import HSIZE, SEQ, TOUCHED, touch
+from .stepping import (
+    HSIZE,
+    SEQ,
+    TOUCHED,
+    _ev_push,
+    _ev_remove_root,
+    _w_pop,
+    _w_push,
+    touch,
+)
 
-__all__ = ["advance", "kill", "settle", "start_jobs"]
+__all__ = ["eta_table", "kill", "new_state", "start_jobs", "step"]
 
 RUNNING = 1
 DONE = 2
@@ -50,173 +81,52 @@ _SEQ_BITS = 1 << 56
 _HSIZE = HSIZE
 _SEQ = SEQ
 _TOUCHED = TOUCHED
-_NSEG = 3
+NSEG = 3
+
+# rows of ji
+J_PART, J_CUR, J_STATUS, J_EVP, J_POS, J_HEAP, J_ENDED, J_FIN, J_ORDER = range(9)
+# rows of jf
+F_EVT, F_REM, F_RATE, F_WGT, F_TAU, F_ZERO, F_ETA, F_KEY = range(8)
+# rows of pf
+P_W, P_V, P_CSTART, P_IOSTART, P_IOEND = range(5)
+# rows of ki
+K_M, K_HSZ, K_TOUCHED, K_FLAG = range(4)
+# rows of kf
+KF_TLAST, KF_LAM, KF_NEXT, KF_SVC, KF_SUMW, KF_BAND, KF_CAP = range(7)
 
 
-@njit(cache=True)
-def start_jobs(jobs, parts, t, ph_off, part, cur, status, jstart,
-               ev_t, ev_p, heap, meta, w, cstart):
-    """Start ``jobs[m]`` on ``parts[m]`` at ``t`` (first compute phase)."""
-    jobs = borrow(jobs)
-    parts = borrow(parts)
-    ph_off = borrow(ph_off)
-    part = borrow(part)
-    cur = borrow(cur)
-    status = borrow(status)
-    jstart = borrow(jstart)
-    ev_t = borrow(ev_t)
-    ev_p = borrow(ev_p)
-    heap = borrow(heap)
-    meta = borrow(meta)
-    w = borrow(w)
-    cstart = borrow(cstart)
-    for m in range(jobs.shape[0]):
-        j = jobs[m]
-        part[j] = parts[m]
-        status[j] = RUNNING
-        jstart[j] = t
-        ph = ph_off[j]
-        cur[j] = ph
-        cstart[ph] = t
-        ev_t[j] = t + w[ph]
-        ev_p[j] = _SEQ_BITS + meta[_SEQ]
-        meta[_SEQ] += 1
-        meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
-
-
-@njit(cache=True)
-def _bring(k, t, n, virtual, act, m_k, rem, rate, t_last, lam, svc):
-    """Bring node ``k`` to time ``t``: its service clock (virtual mode) or
-    the remaining volumes of its active phases (explicit mode)."""
-    dt = t - t_last[k]
-    if dt > 0.0:
-        if virtual:
-            svc[k] += lam[k] * dt
-        else:
-            base = k * n
-            for q in range(m_k[k]):
-                j = act[base + q]
-                rem[j] -= rate[j] * dt
-        t_last[k] = t
-
-
-@njit(cache=True)
-def _next_compute(j, t, ph_off, cur, status, ev_t, ev_p, heap, meta, w, cstart,
-                  ended, count):
-    """Job ``j`` finished I/O phase ``cur[j]`` at ``t``: start its next compute
-    phase (pushing its event) or end it. Returns the new ``count``."""
-    nxt = cur[j] + 1
-    if nxt == ph_off[j + 1]:
-        status[j] = DONE
-        ended[count] = j
-        return count + 1
-    cur[j] = nxt
-    cstart[nxt] = t
-    ev_t[j] = t + w[nxt]
-    ev_p[j] = _SEQ_BITS + meta[_SEQ]
-    meta[_SEQ] += 1
-    meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
-    return count
-
-
-@njit(cache=True)
-def _clean_top(k, n, status, act, hsz, tau, zeros):
-    """Drop killed jobs from the top of node ``k``'s tau-heap."""
-    base = k * n
-    while hsz[k] > 0 and status[act[base]] != RUNNING:
-        _w_pop(act, base, hsz[k], tau, zeros)
-        hsz[k] -= 1
-
-
-@njit(cache=True)
-def _end_phases(k, t, n, virtual, ph_off, part, cur, status, ev_t, ev_p, heap,
-                meta, w, cstart, ioend, rem, rate, wgt, act, m_k, pos, t_last,
-                svc, tau, sumw, hsz, zeros, ended, count):
-    """Node ``k``'s next end is ``t``: end the phases due, bring the others."""
-    base = k * n
-    if virtual:
-        _clean_top(k, n, status, act, hsz, tau, zeros)
-        due = tau[act[base]]
-        svc[k] = due  # snap the clock: the due phases end exactly now
-        t_last[k] = t
-        while hsz[k] > 0 and tau[act[base]] == due:
-            j = _w_pop(act, base, hsz[k], tau, zeros)
-            hsz[k] -= 1
-            if status[j] != RUNNING:
-                continue
-            m_k[k] -= 1
-            sumw[k] -= wgt[j]
-            ioend[cur[j]] = t
-            count = _next_compute(j, t, ph_off, cur, status, ev_t, ev_p, heap,
-                                  meta, w, cstart, ended, count)
-        return count
-    tl = t_last[k]
-    q = 0
-    while q < m_k[k]:
-        j = act[base + q]
-        if tl + max(rem[j], 0.0) / rate[j] <= t:
-            rem[j] = 0.0
-            ioend[cur[j]] = t
-            last = act[base + m_k[k] - 1]
-            act[base + q] = last
-            pos[last] = q
-            pos[j] = -1
-            m_k[k] -= 1
-            count = _next_compute(j, t, ph_off, cur, status, ev_t, ev_p, heap,
-                                  meta, w, cstart, ended, count)
-        else:
-            rem[j] -= rate[j] * (t - tl)
-            q += 1
-    t_last[k] = t
-    return count
-
-
-@njit(cache=True)
-def _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t, ev_p, heap,
-                   meta, w, v, cstart, iostart, ioend, rem, rate, wgt, act, m_k,
-                   pos, t_last, lam, node_next, svc, tau, sumw, hsz, zeros,
-                   touched, flag, ended):
-    """Apply every event at ``t`` (I/O ends first, then compute ends, then the
-    compute ends at ``t`` those create); return the number of jobs ended."""
-    count = 0
-    for k in range(node_next.shape[0]):
-        if node_next[k] != t:
-            continue
-        count = _end_phases(k, t, n, virtual, ph_off, part, cur, status, ev_t,
-                            ev_p, heap, meta, w, cstart, ioend, rem, rate, wgt,
-                            act, m_k, pos, t_last, svc, tau, sumw, hsz, zeros,
-                            ended, count)
-        node_next[k] = np.inf
-        touch(k, touched, flag, meta)
-    while meta[_HSIZE] > 0 and ev_t[heap[0]] == t:
-        j = heap[0]
-        meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
-        if status[j] != RUNNING:
-            continue
-        ph = cur[j]
-        if v[ph] <= 0.0:
-            iostart[ph] = t
-            ioend[ph] = t
-            count = _next_compute(j, t, ph_off, cur, status, ev_t, ev_p, heap, meta,
-                                  w, cstart, ended, count)
-            continue
-        k = part[j]
-        _bring(k, t, n, virtual, act, m_k, rem, rate, t_last, lam, svc)
-        iostart[ph] = t
-        if virtual:
-            tau[j] = svc[k] + v[ph] / wgt[j]
-            _w_push(act, k * n, hsz[k], tau, zeros, j)
-            hsz[k] += 1
-            sumw[k] += wgt[j]
-        else:
-            rem[j] = v[ph]
-            rate[j] = 0.0
-            act[k * n + m_k[k]] = j
-            pos[j] = m_k[k]
-        m_k[k] += 1
-        node_next[k] = np.inf
-        touch(k, touched, flag, meta)
-    return count
+def new_state(off: np.ndarray, w: np.ndarray, v: np.ndarray, weights: np.ndarray,
+              bands: np.ndarray, caps: np.ndarray, eta_points: np.ndarray
+              ) -> tuple[np.ndarray, ...]:
+    """A fresh state ``(ph_off, ji, jf, pf, ki, kf, act, seg, seg_node, meta)`` for
+    jobs owning phases ``off[i]:off[i+1]`` (see the module docstring);
+    ``eta_points`` is ``2 x P`` (the ``m`` and ``eta`` of each point)."""
+    n = len(off) - 1
+    R = len(bands)
+    cols = max(n, 1)
+    ji = np.zeros((9, cols), np.int64)
+    ji[J_PART] = -1
+    ji[J_POS] = -1
+    jf = np.zeros((8, cols))
+    jf[F_WGT, :n] = weights
+    jf[F_ETA] = eta_table(cols, eta_points[0], eta_points[1])
+    nph = len(w)
+    pf = np.full((5, nph), np.nan)
+    pf[P_W] = w
+    pf[P_V] = v
+    ki = np.zeros((4, R), np.int64)
+    kf = np.zeros((7, R))
+    kf[KF_NEXT] = np.inf
+    kf[KF_BAND] = bands
+    kf[KF_CAP] = caps
+    act = np.empty(max(R * n, 1), np.int64)
+    # a segment per touched node and instant: at most one per I/O start,
+    # I/O end instant or kill, plus the first instants
+    segs = 2 * int(np.count_nonzero(v > 0)) + 2 * n + R + 1
+    seg = np.empty((segs, 2))
+    seg_node = np.empty(segs, np.int64)
+    meta = np.zeros(4, np.int64)
+    return off, ji, jf, pf, ki, kf, act, seg, seg_node, meta
 
 
 @njit(cache=True)
@@ -235,10 +145,79 @@ def _eta(m, eta_m, eta_v):
 
 
 @njit(cache=True)
-def _explicit_level(k, t, n, cap, capacity, act, m_k, rem, rate, wgt, order):
-    """Water filling with explicit rates; returns ``(level, next end)``."""
+def eta_table(size, eta_m, eta_v):
+    """``out[q] = eta(q + 1)`` for ``q < size`` (a node never has more
+    active phases than there are jobs)."""
+    out = np.empty(size)
+    for q in range(size):
+        out[q] = _eta(q + 1, eta_m, eta_v)
+    return out
+
+
+@njit(cache=True)
+def start_jobs(jobs, parts, t, ph_off, ji, jf, pf, meta):
+    """Start ``jobs[m]`` on ``parts[m]`` at ``t`` (first compute phase)."""
+    jobs = borrow(jobs)
+    parts = borrow(parts)
+    ph_off = borrow(ph_off)
+    ji = borrow(ji)
+    jf = borrow(jf)
+    pf = borrow(pf)
+    meta = borrow(meta)
+    part = ji[J_PART]
+    cur = ji[J_CUR]
+    status = ji[J_STATUS]
+    ev_p = ji[J_EVP]
+    heap = ji[J_HEAP]
+    ev_t = jf[F_EVT]
+    w = pf[P_W]
+    cstart = pf[P_CSTART]
+    for m in range(jobs.shape[0]):
+        j = jobs[m]
+        part[j] = parts[m]
+        status[j] = RUNNING
+        ph = ph_off[j]
+        cur[j] = ph
+        cstart[ph] = t
+        ev_t[j] = t + w[ph]
+        ev_p[j] = _SEQ_BITS + meta[_SEQ]
+        meta[_SEQ] += 1
+        meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
+
+
+@njit(cache=True)
+def _bring(k, t, n, virtual, act, ki, jf, kf):
+    """Bring node ``k`` to time ``t``: its service clock (virtual mode) or
+    the remaining volumes of its active phases (explicit mode)."""
+    t_last = kf[KF_TLAST]
+    dt = t - t_last[k]
+    if dt > 0.0:
+        if virtual:
+            kf[KF_SVC, k] += kf[KF_LAM, k] * dt
+        else:
+            rem = jf[F_REM]
+            rate = jf[F_RATE]
+            base = k * n
+            for q in range(ki[K_M, k]):
+                j = act[base + q]
+                rem[j] -= rate[j] * dt
+        t_last[k] = t
+
+
+@njit(cache=True)
+def _drop_stale(k, n, act, status, hsz, tau, zeros):
+    """Drop killed jobs from the top of node ``k``'s ``tau`` heap."""
     base = k * n
-    m = m_k[k]
+    while hsz[k] > 0 and status[act[base]] != RUNNING:
+        _w_pop(act, base, hsz[k], tau, zeros)
+        hsz[k] -= 1
+
+
+@njit(cache=True)
+def _explicit_level(k, t, n, cap, capacity, act, m, rem, rate, wgt, order, keys):
+    """Water filling with explicit rates on node ``k`` (``m`` active
+    phases): set every rate; return ``(level, next end)``."""
+    base = k * n
     total_w = 0.0
     max_w = 0.0
     for q in range(m):
@@ -251,10 +230,8 @@ def _explicit_level(k, t, n, cap, capacity, act, m_k, rem, rate, wgt, order):
         # some caps bind: fill from the smallest cap/weight up
         for q in range(m):
             order[q] = act[base + q]
-        keys = np.empty(m)
-        for q in range(m):
             keys[q] = cap / wgt[order[q]]
-        idx = np.argsort(keys)
+        idx = np.argsort(keys[:m])
         left = capacity
         left_w = total_w
         level = keys[idx[m - 1]]  # everyone at its cap unless filled below
@@ -277,198 +254,240 @@ def _explicit_level(k, t, n, cap, capacity, act, m_k, rem, rate, wgt, order):
 
 
 @njit(cache=True)
-def _finish(t, n, virtual, bands, caps, eta_m, eta_v, act, m_k, rem, rate, wgt,
-            lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
-            seg_node, seg_t, seg_lam, meta, touched, flag):
-    """End of instant ``t``: new levels, next ends and segments of the
-    touched nodes."""
-    while meta[_TOUCHED] > 0:
-        meta[_TOUCHED] -= 1
-        k = touched[meta[_TOUCHED]]
-        flag[k] = False
-        m = m_k[k]
-        level = 0.0
-        node_next[k] = np.inf
-        if m > 0:
-            capacity = _eta(m, eta_m, eta_v) * bands[k]
-            if virtual:
-                level = capacity / sumw[k]
-                _clean_top(k, n, status, act, hsz, tau, zeros)
-                node_next[k] = t + max(tau[act[k * n]] - svc[k], 0.0) / level
-            else:
-                level, node_next[k] = _explicit_level(
-                    k, t, n, caps[k], capacity, act, m_k, rem, rate, wgt, order)
-        lam[k] = level
-        s = meta[_NSEG]
-        seg_node[s] = k
-        seg_t[s] = t
-        seg_lam[s] = level
-        meta[_NSEG] = s + 1
+def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
+         meta):
+    """One call of the protocol; returns ``(instant, jobs ended)`` (the jobs
+    in ``ji[J_ENDED]``).
 
-
-@njit(cache=True)
-def advance(until, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
-            heap, meta, w, v, cstart, iostart, ioend, rem, rate, wgt, act, m_k,
-            pos, t_last, lam, node_next, svc, tau, sumw, hsz, zeros, bands, caps,
-            eta_m, eta_v, seg_node, seg_t, seg_lam, order, touched, flag, ended):
-    """As :func:`opt_sched.execution.exclusive_kernel.advance`: whole instants
+    ``settle=False`` (``advance``, ``t`` is *until*): run whole instants
     until one where jobs end, or up to ``until``; the rates of that instant
-    are left to :func:`settle`."""
+    are left to the ``settle`` call. ``settle=True``: finish instant ``t``
+    after the scheduler's starts -- apply the events they created at ``t``;
+    if jobs end, return them (rates deferred again), else recompute the
+    touched nodes' rates.
+
+    An instant applies node ends first (the phases due, in ``tau`` order or
+    in the order of ``act``), then the compute ends in event order (each
+    starting its I/O phase; a zero-volume phase takes no time), then the
+    events at ``t`` those create, each I/O end or zero-volume phase starting
+    the job's next compute phase (or ending the job) at once.
+    """
     ph_off = borrow(ph_off)
-    part = borrow(part)
-    cur = borrow(cur)
-    status = borrow(status)
-    jstart = borrow(jstart)
-    ev_t = borrow(ev_t)
-    ev_p = borrow(ev_p)
-    heap = borrow(heap)
-    meta = borrow(meta)
-    w = borrow(w)
-    v = borrow(v)
-    cstart = borrow(cstart)
-    iostart = borrow(iostart)
-    ioend = borrow(ioend)
-    rem = borrow(rem)
-    rate = borrow(rate)
-    wgt = borrow(wgt)
+    ji = borrow(ji)
+    jf = borrow(jf)
+    pf = borrow(pf)
+    ki = borrow(ki)
+    kf = borrow(kf)
     act = borrow(act)
-    m_k = borrow(m_k)
-    pos = borrow(pos)
-    t_last = borrow(t_last)
-    lam = borrow(lam)
-    node_next = borrow(node_next)
-    svc = borrow(svc)
-    tau = borrow(tau)
-    sumw = borrow(sumw)
-    hsz = borrow(hsz)
-    zeros = borrow(zeros)
-    bands = borrow(bands)
-    caps = borrow(caps)
-    eta_m = borrow(eta_m)
-    eta_v = borrow(eta_v)
+    seg = borrow(seg)
     seg_node = borrow(seg_node)
-    seg_t = borrow(seg_t)
-    seg_lam = borrow(seg_lam)
-    order = borrow(order)
-    touched = borrow(touched)
-    flag = borrow(flag)
-    ended = borrow(ended)
+    meta = borrow(meta)
+    part = ji[J_PART]
+    cur = ji[J_CUR]
+    status = ji[J_STATUS]
+    ev_p = ji[J_EVP]
+    pos = ji[J_POS]
+    heap = ji[J_HEAP]
+    ended = ji[J_ENDED]
+    fin = ji[J_FIN]
+    order = ji[J_ORDER]
+    ev_t = jf[F_EVT]
+    rem = jf[F_REM]
+    rate = jf[F_RATE]
+    wgt = jf[F_WGT]
+    tau = jf[F_TAU]
+    zeros = jf[F_ZERO]
+    eta_of = jf[F_ETA]
+    keys = jf[F_KEY]
+    w = pf[P_W]
+    v = pf[P_V]
+    cstart = pf[P_CSTART]
+    iostart = pf[P_IOSTART]
+    ioend = pf[P_IOEND]
+    m_k = ki[K_M]
+    hsz = ki[K_HSZ]
+    touched = ki[K_TOUCHED]
+    flag = ki[K_FLAG]
+    t_last = kf[KF_TLAST]
+    lam = kf[KF_LAM]
+    node_next = kf[KF_NEXT]
+    svc = kf[KF_SVC]
+    sumw = kf[KF_SUMW]
+    bands = kf[KF_BAND]
+    caps = kf[KF_CAP]
+    R = node_next.shape[0]
+    until = t
+    find_next = not settle
     while True:
-        while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
+        if find_next:
+            while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
+                meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
+            t = np.inf
+            if meta[_HSIZE] > 0:
+                t = ev_t[heap[0]]
+            for k in range(R):
+                if node_next[k] < t:
+                    t = node_next[k]
+            if t > until:
+                return until, 0
+        find_next = True
+
+        # -- the I/O phases due on their nodes end ----------------------------
+        nfin = 0
+        for k in range(R):
+            if node_next[k] != t:
+                continue
+            base = k * n
+            if virtual:
+                if status[act[base]] != RUNNING:
+                    _drop_stale(k, n, act, status, hsz, tau, zeros)
+                due = tau[act[base]]
+                svc[k] = due  # snap the clock: the due phases end exactly now
+                while hsz[k] > 0 and tau[act[base]] == due:
+                    j = _w_pop(act, base, hsz[k], tau, zeros)
+                    hsz[k] -= 1
+                    if status[j] != RUNNING:
+                        continue
+                    m_k[k] -= 1
+                    sumw[k] -= wgt[j]
+                    fin[nfin] = j
+                    nfin += 1
+            else:
+                tl = t_last[k]
+                q = 0
+                while q < m_k[k]:
+                    j = act[base + q]
+                    if tl + max(rem[j], 0.0) / rate[j] <= t:
+                        rem[j] = 0.0
+                        last = act[base + m_k[k] - 1]
+                        act[base + q] = last
+                        pos[last] = q
+                        pos[j] = -1
+                        m_k[k] -= 1
+                        fin[nfin] = j
+                        nfin += 1
+                    else:
+                        rem[j] -= rate[j] * (t - tl)
+                        q += 1
+            t_last[k] = t
+            node_next[k] = np.inf
+            touch(k, touched, flag, meta)
+
+        # -- then every event at t, in order ----------------------------------
+        count = 0
+        done = 0
+        while True:
+            # each job of fin[done:nfin] ended its I/O phase at t: its next
+            # compute phase starts (or the job ends)
+            while done < nfin:
+                j = fin[done]
+                done += 1
+                ioend[cur[j]] = t
+                nxt = cur[j] + 1
+                if nxt == ph_off[j + 1]:
+                    status[j] = DONE
+                    ended[count] = j
+                    count += 1
+                    continue
+                cur[j] = nxt
+                cstart[nxt] = t
+                ev_t[j] = t + w[nxt]
+                ev_p[j] = _SEQ_BITS + meta[_SEQ]
+                meta[_SEQ] += 1
+                meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
+            done = 0
+            nfin = 0
+            if meta[_HSIZE] == 0 or ev_t[heap[0]] != t:
+                break
+            j = heap[0]
             meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
-        t = np.inf
-        if meta[_HSIZE] > 0:
-            t = ev_t[heap[0]]
-        for k in range(node_next.shape[0]):
-            if node_next[k] < t:
-                t = node_next[k]
-        if t > until:
-            return until, 0
-        count = _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t,
-                               ev_p, heap, meta, w, v, cstart, iostart, ioend, rem,
-                               rate, wgt, act, m_k, pos, t_last, lam, node_next,
-                               svc, tau, sumw, hsz, zeros, touched, flag, ended)
-        if count > 0 or t == until:
+            if status[j] != RUNNING:
+                continue  # a killed job's stale event
+            ph = cur[j]
+            iostart[ph] = t
+            if v[ph] <= 0.0:
+                fin[0] = j  # takes no time
+                nfin = 1
+                continue
+            k = part[j]
+            if virtual:
+                if t > t_last[k]:  # bring the service clock to t
+                    svc[k] += lam[k] * (t - t_last[k])
+                    t_last[k] = t
+                tau[j] = svc[k] + v[ph] / wgt[j]
+                _w_push(act, k * n, hsz[k], tau, zeros, j)
+                hsz[k] += 1
+                sumw[k] += wgt[j]
+            else:
+                _bring(k, t, n, virtual, act, ki, jf, kf)
+                rem[j] = v[ph]
+                rate[j] = 0.0
+                act[k * n + m_k[k]] = j
+                pos[j] = m_k[k]
+            m_k[k] += 1
+            node_next[k] = np.inf
+            touch(k, touched, flag, meta)
+
+        if count > 0 or (t == until and not settle):
             return t, count
-        _finish(t, n, virtual, bands, caps, eta_m, eta_v, act, m_k, rem, rate, wgt,
-                lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
-                seg_node, seg_t, seg_lam, meta, touched, flag)
+
+        # -- end of instant t: new levels of the touched nodes -----------------
+        while meta[_TOUCHED] > 0:
+            meta[_TOUCHED] -= 1
+            k = touched[meta[_TOUCHED]]
+            flag[k] = False
+            m = m_k[k]
+            level = 0.0
+            node_next[k] = np.inf
+            if m > 0:
+                capacity = eta_of[m - 1] * bands[k]
+                if virtual:
+                    level = capacity / sumw[k]
+                    if status[act[k * n]] != RUNNING:
+                        _drop_stale(k, n, act, status, hsz, tau, zeros)
+                    node_next[k] = t + max(tau[act[k * n]] - svc[k], 0.0) / level
+                else:
+                    level, node_next[k] = _explicit_level(
+                        k, t, n, caps[k], capacity, act, m, rem, rate, wgt, order,
+                        keys)
+            lam[k] = level
+            s = meta[NSEG]
+            seg_node[s] = k
+            seg[s, 0] = t
+            seg[s, 1] = level
+            meta[NSEG] = s + 1
+        if settle:
+            return t, 0
 
 
 @njit(cache=True)
-def settle(t, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
-           heap, meta, w, v, cstart, iostart, ioend, rem, rate, wgt, act, m_k,
-           pos, t_last, lam, node_next, svc, tau, sumw, hsz, zeros, bands, caps,
-           eta_m, eta_v, seg_node, seg_t, seg_lam, order, touched, flag, ended):
-    """Finish instant ``t``: apply the events the new starts created; if jobs
-    end, return their count, else recompute the touched nodes' rates."""
-    ph_off = borrow(ph_off)
-    part = borrow(part)
-    cur = borrow(cur)
-    status = borrow(status)
-    jstart = borrow(jstart)
-    ev_t = borrow(ev_t)
-    ev_p = borrow(ev_p)
-    heap = borrow(heap)
-    meta = borrow(meta)
-    w = borrow(w)
-    v = borrow(v)
-    cstart = borrow(cstart)
-    iostart = borrow(iostart)
-    ioend = borrow(ioend)
-    rem = borrow(rem)
-    rate = borrow(rate)
-    wgt = borrow(wgt)
-    act = borrow(act)
-    m_k = borrow(m_k)
-    pos = borrow(pos)
-    t_last = borrow(t_last)
-    lam = borrow(lam)
-    node_next = borrow(node_next)
-    svc = borrow(svc)
-    tau = borrow(tau)
-    sumw = borrow(sumw)
-    hsz = borrow(hsz)
-    zeros = borrow(zeros)
-    bands = borrow(bands)
-    caps = borrow(caps)
-    eta_m = borrow(eta_m)
-    eta_v = borrow(eta_v)
-    seg_node = borrow(seg_node)
-    seg_t = borrow(seg_t)
-    seg_lam = borrow(seg_lam)
-    order = borrow(order)
-    touched = borrow(touched)
-    flag = borrow(flag)
-    ended = borrow(ended)
-    count = _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t,
-                           ev_p, heap, meta, w, v, cstart, iostart, ioend, rem,
-                           rate, wgt, act, m_k, pos, t_last, lam, node_next,
-                           svc, tau, sumw, hsz, zeros, touched, flag, ended)
-    if count > 0:
-        return count
-    _finish(t, n, virtual, bands, caps, eta_m, eta_v, act, m_k, rem, rate, wgt,
-            lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
-            seg_node, seg_t, seg_lam, meta, touched, flag)
-    return 0
-
-
-@njit(cache=True)
-def kill(j, t, n, virtual, part, cur, status, iostart, ioend, rem, rate, wgt,
-         act, m_k, pos, t_last, lam, node_next, svc, sumw, touched, flag, meta):
+def kill(j, t, n, virtual, ji, jf, pf, ki, kf, act, meta):
     """Stop running job ``j`` at ``t``; an I/O phase in progress is cut (in
     virtual mode its heap entry goes stale)."""
-    part = borrow(part)
-    cur = borrow(cur)
-    status = borrow(status)
-    iostart = borrow(iostart)
-    ioend = borrow(ioend)
-    rem = borrow(rem)
-    rate = borrow(rate)
-    wgt = borrow(wgt)
+    ji = borrow(ji)
+    jf = borrow(jf)
+    pf = borrow(pf)
+    ki = borrow(ki)
+    kf = borrow(kf)
     act = borrow(act)
-    m_k = borrow(m_k)
-    pos = borrow(pos)
-    t_last = borrow(t_last)
-    lam = borrow(lam)
-    node_next = borrow(node_next)
-    svc = borrow(svc)
-    sumw = borrow(sumw)
-    touched = borrow(touched)
-    flag = borrow(flag)
     meta = borrow(meta)
+    status = ji[J_STATUS]
     if status[j] != RUNNING:
         return
     status[j] = KILLED
-    ph = cur[j]
+    ph = ji[J_CUR, j]
+    iostart = pf[P_IOSTART]
+    ioend = pf[P_IOEND]
     if np.isnan(iostart[ph]) or not np.isnan(ioend[ph]):
         return  # computing: its event goes stale
-    k = part[j]
-    _bring(k, t, n, virtual, act, m_k, rem, rate, t_last, lam, svc)
+    k = ji[J_PART, j]
+    _bring(k, t, n, virtual, act, ki, jf, kf)
     ioend[ph] = t
+    m_k = ki[K_M]
     if virtual:
-        sumw[k] -= wgt[j]
+        kf[KF_SUMW, k] -= jf[F_WGT, j]
     else:
+        pos = ji[J_POS]
         base = k * n
         q = pos[j]
         last = act[base + m_k[k] - 1]
@@ -476,5 +495,5 @@ def kill(j, t, n, virtual, part, cur, status, iostart, ioend, rem, rate, wgt,
         pos[last] = q
         pos[j] = -1
     m_k[k] -= 1
-    node_next[k] = np.inf
-    touch(k, touched, flag, meta)
+    kf[KF_NEXT, k] = np.inf
+    touch(k, ki[K_TOUCHED], ki[K_FLAG], meta)
