@@ -1,8 +1,8 @@
 """Time seed 000's campaign through ``opt-sched sweep`` and print the figure
 with the machine's load next to it.
 
-    PYTHONPATH=$PWD python scripts/bench_ijhpca2023.py [--spec campaigns/ijhpca2023.toml]
-        [--out results/ijhpca2023] [--workers 2]
+    PYTHONPATH=$PWD python scripts/bench_ijhpca2023.py \
+        [--spec campaigns/ijhpca2023.toml] [--out results/ijhpca2023] [--workers 2]
 
 The goal (issue 11): the full campaign, report included, in under 20
 minutes on 2 cores. The machine may be shared: the load averages before and

@@ -76,26 +76,27 @@ import pandas as pd
 from ...errors import InternalError
 from ...files import atomic_path
 from ...files import atomic_write_csv as write_csv
+from .ijhpca2023_claims import claims_table
+from .ijhpca2023_common import (
+    CURVES,
+    DRAW,
+    FAMILY_LABELS,
+    FAMILY_ORDER,
+    STRATEGY_LABELS,
+    SUMMARY_ALPHAS,
+)
+from .ijhpca2023_figures import (
+    fig_idle,
+    fig_stretch,
+    fig_usage,
+    fig_utilisation,
+    mean_curves,
+)
 
 __all__ = ["DEFAULT_COPY_TIME_LIMIT", "points_table", "write_report"]
 
 DEFAULT_COPY_TIME_LIMIT = 10.0
 """Seconds of CP-SAT per copy when the copy tasks set no ``time_limit``."""
-
-SUMMARY_ALPHAS = (0.2, 0.5, 0.8)
-STRATEGY_LABELS = {"ls": "LS", "random": "Random", "max": "Max",
-                   "char-dec": "Char-dec", "char-inc": "Char-inc"}
-FAMILY_LABELS = {("mira", "bn"): "M-BN", ("mira", "no"): "M-No",
-                 ("uniform", "bn"): "U-BN", ("uniform", "no"): "U-No"}
-FAMILY_ORDER = ("M-BN", "M-No", "U-BN", "U-No")
-DRAW = ("family", "profile", "alpha", "seed", "variant", "jobs")
-CURVES = ("curve_utilisation", "curve_allocation", "curve_running", "curve_io_busy")
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-"""Two-sided 95 % Student t quantiles for 1..30 degrees of freedom (1.96
-beyond)."""
-
 
 # -- the points ------------------------------------------------------------------
 @lru_cache(maxsize=256)
@@ -144,28 +145,6 @@ def points_table(spec: Any, rows: Mapping[str, Mapping[str, Any]]) -> pd.DataFra
     return table.drop_duplicates(["family", "profile", "alpha", "seed", "variant",
                                   "jobs", "copy_jobs", "copy_iterations", "strategy"],
                                  ignore_index=True)
-
-
-def _ci(values: np.ndarray) -> tuple[float, float, float]:
-    """Mean and its 95 % Student t interval."""
-    n = len(values)
-    mean = float(np.mean(values)) if n else math.nan
-    if n < 2:
-        return mean, math.nan, math.nan
-    t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
-    half = t * float(np.std(values, ddof=1)) / math.sqrt(n)
-    return mean, mean - half, mean + half
-
-
-def _stats(points: pd.DataFrame, keys: list[str], value: str) -> pd.DataFrame:
-    out = []
-    for key, g in points.groupby(keys, sort=True):
-        vals = g[value].to_numpy(dtype=float)
-        mean, low, high = _ci(vals)
-        out.append({**dict(zip(keys, key)), "runs": len(vals), "mean": mean,
-                    "ci_low": low, "ci_high": high, "median": float(np.median(vals)),
-                    "min": float(vals.min()), "max": float(vals.max())})
-    return pd.DataFrame(out)
 
 
 # -- re-running draws: rejections and curves ---------------------------------------
@@ -299,6 +278,21 @@ def solve_copies(points: pd.DataFrame, cache: Path) -> pd.DataFrame:
                  ].reset_index(drop=True)
 
 
+GAP_RTOL = 1e-9
+"""A makespan below its proven bound by more than this (relative) is a bug."""
+
+
+def _certified_gap(makespan: pd.Series, bound: pd.Series) -> pd.Series:
+    """``max(0, (C - L) / L)``: rounding noise below 0 is 0; a makespan
+    below a proven bound beyond :data:`GAP_RTOL` raises InternalError."""
+    wrong = makespan < bound * (1 - GAP_RTOL)
+    if wrong.any():
+        i = wrong.idxmax()
+        raise InternalError(f"ijhpca2023 report: makespan {makespan[i]!r} is below "
+                            f"its proven lower bound {bound[i]!r} (a bound is wrong)")
+    return np.maximum(0.0, (makespan - bound) / bound)
+
+
 def gap_tables(points: pd.DataFrame, solved: pd.DataFrame
                ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """``gaps_full``, ``gaps_copies`` and the aggregated ``gap_table``."""
@@ -313,7 +307,7 @@ def gap_tables(points: pd.DataFrame, solved: pd.DataFrame
     full["best_bound"] = np.fmax(full["lower_bound"], full["copy_bound"])
     full["bound_source"] = np.where(full["copy_bound"] > full["lower_bound"],
                                     "cpsat-copy", "combinatorial")
-    full["certified_gap"] = (full["makespan"] - full["best_bound"]) / full["best_bound"]
+    full["certified_gap"] = _certified_gap(full["makespan"], full["best_bound"])
     gaps_full = full[[*draw, "label", "strategy", "makespan", "lower_bound",
                       "copy_bound", "best_bound", "bound_source", "certified_gap"]]
 
@@ -326,8 +320,7 @@ def gap_tables(points: pd.DataFrame, solved: pd.DataFrame
                                cpsat_bound=math.nan, combinatorial_bound=math.nan,
                                cpsat_seconds=math.nan)
     merged["best_bound"] = np.fmax(merged["lower_bound"], merged["cpsat_bound"])
-    merged["certified_gap"] = ((merged["makespan"] - merged["best_bound"])
-                               / merged["best_bound"])
+    merged["certified_gap"] = _certified_gap(merged["makespan"], merged["best_bound"])
     gaps_copies = merged[[*draw, "copy_jobs", "copy_iterations", "time_limit", "label",
                           "strategy", "makespan", "lower_bound", "cpsat_status",
                           "cpsat_makespan", "cpsat_bound", "best_bound",
@@ -414,177 +407,21 @@ def steady_state(curves: pd.DataFrame, window: tuple[float, float] = (0.1, 0.6)
 
 
 def thirds(curves: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 8's trends: mean allocation, I/O busy share and running jobs in
-    the first, middle and last third of normalised time."""
+    """Fig. 8's trends (and Figs. 4-5's shape): mean utilisation, allocation,
+    I/O busy share and running jobs in the first, middle and last third of
+    normalised time."""
     rows = []
     third = np.minimum((curves["t"] * 3).astype(int), 2)
     for key, g in curves.assign(third=third).groupby(
             ["family", "profile", "alpha", "strategy"]):
         rec = {"label": FAMILY_LABELS[(key[0], key[1])], "alpha": key[2],
                "strategy": key[3]}
-        for name in ("allocation", "io_busy", "running"):
+        for name in ("utilisation", "allocation", "io_busy", "running"):
             for k, part in g.groupby("third"):
                 rec[f"{name}_{('first', 'middle', 'last')[k]}"] = float(
                     part[name].mean())
         rows.append(rec)
     return pd.DataFrame(rows)
-
-
-# -- figures ----------------------------------------------------------------------
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _with(stem: Path, suffix: str) -> Path:
-    """``stem`` + ``suffix`` (``Path.with_suffix`` would eat ``a0.2``'s
-    ``.2``)."""
-    return stem.parent / f"{stem.name}{suffix}"
-
-
-def _save(fig: Any, target: Path) -> Path:
-    with atomic_path(target) as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
-    _plt().close(fig)
-    return target
-
-
-def _colour(strategy: str) -> str:
-    return {"ls": "black", "random": "tab:blue", "max": "tab:orange",
-            "char-dec": "tab:green", "char-inc": "tab:red"}[strategy]
-
-
-def _mean_curves(curves: pd.DataFrame) -> pd.DataFrame:
-    keys = ["family", "profile", "variant", "alpha", "strategy", "t"]
-    values = [c.removeprefix("curve_") for c in CURVES]
-    out = curves.groupby(keys, sort=True)[values].mean()
-    out["runs"] = curves.groupby(keys, sort=True).size()
-    return out.reset_index()
-
-
-def fig_utilisation(mean: pd.DataFrame, family: str, target: Path) -> list[Path]:
-    data = mean[mean["family"] == family]
-    csv = write_csv(data[["family", "profile", "alpha", "strategy", "t", "utilisation",
-                          "runs"]], _with(target, ".csv"))
-    if not len(data):
-        return [csv]
-    plt = _plt()
-    alphas = sorted(data["alpha"].unique())
-    profiles = [p for p in ("no", "bn") if p in set(data["profile"])]
-    fig, axes = plt.subplots(len(profiles), len(alphas), squeeze=False,
-                             figsize=(2.3 * len(alphas), 2.4 * len(profiles)),
-                             sharex=True, sharey=True)
-    for r, profile in enumerate(profiles):
-        for c, alpha in enumerate(alphas):
-            ax = axes[r][c]
-            part = data[(data["profile"] == profile) & (data["alpha"] == alpha)]
-            for strategy, g in part.groupby("strategy", sort=False):
-                ax.plot(g["t"], g["utilisation"], color=_colour(strategy), lw=1,
-                        label=STRATEGY_LABELS[strategy])
-            ax.set_title(f"{FAMILY_LABELS[(family, profile)]}, alpha={alpha:g}",
-                         fontsize=8)
-            ax.set_ylim(0, 1.02)
-            if c == 0:
-                ax.set_ylabel("utilisation")
-            if r == len(profiles) - 1:
-                ax.set_xlabel("t / C_max")
-    axes[0][0].legend(fontsize=6)
-    fig.tight_layout()
-    return [csv, _save(fig, _with(target, ".png"))]
-
-
-def fig_stretch(points: pd.DataFrame, value: str, target: Path) -> list[Path]:
-    stats = _stats(points, ["label", "variant", "alpha", "strategy"], value)
-    csv = write_csv(stats, _with(target, ".csv"))
-    if not len(points):
-        return [csv]
-    plt = _plt()
-    labels = [f for f in FAMILY_ORDER if f in set(points["label"])]
-    fig, axes = plt.subplots(1, len(labels), squeeze=False,
-                             figsize=(3.2 * len(labels), 3.2))
-    for c, label in enumerate(labels):
-        ax = axes[0][c]
-        for strategy in STRATEGY_LABELS:
-            g = points[(points["label"] == label) & (points["strategy"] == strategy)]
-            if not len(g):
-                continue
-            s = stats[(stats["label"] == label) & (stats["strategy"] == strategy)]
-            ax.scatter(g["alpha"], g[value], s=4, alpha=0.35, color=_colour(strategy))
-            ax.plot(s["alpha"], s["mean"], color=_colour(strategy), lw=1.2,
-                    label=STRATEGY_LABELS[strategy])
-            ax.fill_between(s["alpha"], s["ci_low"], s["ci_high"],
-                            color=_colour(strategy), alpha=0.15, lw=0)
-        ax.set_title(label, fontsize=9)
-        ax.set_xlabel("alpha")
-    axes[0][0].set_ylabel(value.replace("_", " "))
-    axes[0][0].legend(fontsize=6)
-    fig.tight_layout()
-    return [csv, _save(fig, _with(target, ".png"))]
-
-
-def fig_usage(mean: pd.DataFrame, alpha: float, target: Path) -> list[Path]:
-    data = mean[(mean["family"] == "mira") & np.isclose(mean["alpha"], alpha)]
-    csv = write_csv(data[["family", "profile", "alpha", "strategy", "t", "running",
-                          "allocation", "io_busy", "runs"]],
-                    _with(target, ".csv"))
-    if not len(data):
-        return [csv]
-    plt = _plt()
-    profiles = [p for p in ("bn", "no") if p in set(data["profile"])]
-    names = (("running", "running applications"), ("allocation", "processors used"),
-             ("io_busy", "bandwidth used"))
-    fig, axes = plt.subplots(len(profiles), 3, squeeze=False,
-                             figsize=(9, 2.6 * len(profiles)), sharex=True)
-    for r, profile in enumerate(profiles):
-        part = data[data["profile"] == profile]
-        for c, (name, title) in enumerate(names):
-            ax = axes[r][c]
-            for strategy, g in part.groupby("strategy", sort=False):
-                ax.plot(g["t"], g[name], color=_colour(strategy), lw=1,
-                        label=STRATEGY_LABELS[strategy])
-            ax.set_title(f"{FAMILY_LABELS[('mira', profile)]}, alpha={alpha:g}: "
-                         f"{title}", fontsize=8)
-            if r == len(profiles) - 1:
-                ax.set_xlabel("t / C_max")
-    axes[0][0].legend(fontsize=6)
-    fig.tight_layout()
-    return [csv, _save(fig, _with(target, ".png"))]
-
-
-def fig_idle(points: pd.DataFrame, target: Path) -> list[Path]:
-    data = points[points["family"] == "mira"]
-    cols = ["label", "alpha", "seed", "strategy", "idle_ratio", "mean_stretch",
-            "utilisation"]
-    csv = write_csv(data[cols], _with(target, ".csv"))
-    if not len(data):
-        return [csv]
-    plt = _plt()
-    labels = [f for f in ("M-BN", "M-No") if f in set(data["label"])]
-    strategies = [s for s in STRATEGY_LABELS if s in set(data["strategy"])]
-    fig, axes = plt.subplots(len(labels), len(strategies), squeeze=False,
-                             figsize=(2.5 * len(strategies), 2.5 * len(labels)),
-                             sharex=True, sharey=True)
-    for r, label in enumerate(labels):
-        for c, strategy in enumerate(strategies):
-            ax = axes[r][c]
-            g = data[(data["label"] == label) & (data["strategy"] == strategy)]
-            dots = ax.scatter(g["idle_ratio"], g["mean_stretch"], c=g["utilisation"],
-                              cmap="viridis", vmin=0, vmax=1, s=6)
-            mx, xl, xh = _ci(g["idle_ratio"].to_numpy())
-            my, yl, yh = _ci(g["mean_stretch"].to_numpy())
-            ax.errorbar([mx], [my], xerr=[[mx - xl], [xh - mx]],
-                        yerr=[[my - yl], [yh - my]], color="red", lw=1, capsize=2)
-            ax.set_title(f"{label}: {STRATEGY_LABELS[strategy]}", fontsize=8)
-            if r == len(labels) - 1:
-                ax.set_xlabel("idle ratio")
-            if c == 0:
-                ax.set_ylabel("mean stretch")
-    fig.colorbar(dots, ax=axes, shrink=0.6, label="utilisation")
-    return [csv, _save(fig, _with(target, ".png"))]
 
 
 # -- the report -------------------------------------------------------------------
@@ -614,7 +451,7 @@ def write_report(spec: Any, rows: Mapping[str, Mapping[str, Any]], out: Path
         Path(tmp).write_text(_markdown(summary) if len(summary) else "", "utf-8")
     written.append(out / "summary_table.md")
 
-    mean = _mean_curves(curves) if len(curves) else pd.DataFrame(
+    mean = mean_curves(curves) if len(curves) else pd.DataFrame(
         columns=["family", "profile", "variant", "alpha", "strategy", "t",
                  *(c.removeprefix("curve_") for c in CURVES), "runs"])
     written += fig_utilisation(mean, "mira", out / "fig4_utilisation_mira")
@@ -623,6 +460,7 @@ def write_report(spec: Any, rows: Mapping[str, Mapping[str, Any]], out: Path
                              out / "steady_state.csv"))
     written.append(write_csv(thirds(curves) if len(curves) else pd.DataFrame(),
                              out / "fig8_trends.csv"))
+    written.append(write_csv(claims_table(points, curves), out / "claims.csv"))
     for alpha in _present(mean["alpha"], SUMMARY_ALPHAS):
         written += fig_usage(mean, alpha, out / f"fig8_usage_a{alpha:g}")
     full = points[~points["copy"]]
