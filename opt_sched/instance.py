@@ -389,6 +389,15 @@ class Instance:
         """Every job names its partition (the IO-SCHED case)."""
         return all(job.partition is not None for job in self.jobs)
 
+    def effective_partition(self, job: Job) -> int | None:
+        """The partition ``job`` runs on whatever the schedule: its own
+        (``job.partition``), partition 0 on a one-partition platform, else
+        ``None`` (the schedule chooses). Every layer reads a job's mapping
+        through this one rule."""
+        if job.partition is not None:
+            return job.partition
+        return 0 if self.platform.num_partitions == 1 else None
+
     def topological_order(self, priority: Sequence[float] | None = None
                           ) -> list[int]:
         """Job indices such that every job comes after its predecessors;

@@ -222,10 +222,6 @@ def test_ctrl_c_twice_stops_at_once(tmp_path):
     assert stderr == "opt-sched: interrupted, 3 finished rows (no --out file)\n"
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs the 'registry' branch (experiments/gap.py keeps each finished row: "
-    "gap_table(out=...) or gap_table(on_row=...)) and the 'exact' branch "
-    "(CP-SAT stops on SIGINT instead of swallowing it)"))
 def test_ctrl_c_during_a_cpsat_solve_keeps_the_finished_rows(tmp_path):
     """The issue's scenario: ``gap`` on two quick instances then tucan5 with
     a 30 s limit; Ctrl-C 3 s into tucan5's solve."""

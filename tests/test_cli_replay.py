@@ -80,3 +80,23 @@ def test_replay_bad_inputs_are_one_line_errors(tmp_path):
     assert "Traceback" not in narrow.stderr
     missing = run_cli("replay", str(tmp_path / "none.swf"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_gang_through_the_front_door(tmp_path):
+    """generate --protocol jann, replay --scheduler migrate-iogs, validate the
+    record; a corrupted record exits 1 naming a gang rule."""
+    workload = tmp_path / "w.json"
+    done = run_cli("generate", "--protocol", "jann", "--jobs", "120",
+                   "--io-intensity", "0.5", "--seed", "2", "--out", str(workload))
+    assert done.returncode == 0, done.stderr
+    record = tmp_path / "r.json"
+    done = run_cli("replay", str(workload), "--scheduler", "migrate-iogs",
+                   "--placement", "contiguous", "--validate", "--schedule",
+                   str(record), "--out", str(tmp_path / "jobs.csv"))
+    assert done.returncode == 0, done.stderr
+    assert run_cli("validate", str(workload), str(record)).returncode == 0
+    data = json.loads(record.read_text())
+    data["jobs"]["finish"] = [f + 500.0 for f in data["jobs"]["finish"]]
+    record.write_text(json.dumps(data))
+    bad = run_cli("validate", str(workload), str(record))
+    assert bad.returncode == 1 and "rule 4 work" in bad.stdout, bad.stdout

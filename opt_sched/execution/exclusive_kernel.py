@@ -37,6 +37,7 @@ from ..simulation.kernel import (
     _w_push,
     _w_take_stretch,
 )
+from .stepping import HSIZE, SEQ, TOUCHED, touch
 
 __all__ = ["advance", "kill", "settle", "start_jobs"]
 
@@ -48,17 +49,9 @@ _IO_END = 0
 _COMPUTE_END = 1
 _SEQ_BITS = 1 << 56
 
-_HSIZE = 0
-_SEQ = 1
-_TOUCHED = 2
-
-
-@njit(cache=True, inline="always")
-def _touch(k, touched, flag, meta):
-    if not flag[k]:
-        flag[k] = True
-        touched[meta[_TOUCHED]] = k
-        meta[_TOUCHED] += 1
+_HSIZE = HSIZE
+_SEQ = SEQ
+_TOUCHED = TOUCHED
 
 
 @njit(cache=True)
@@ -106,7 +99,7 @@ def _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
         if ev_kind[j] == _IO_END:
             io_job[k] = -1
             if wlen[k] > 0:
-                _touch(k, touched, flag, meta)
+                touch(k, touched, flag, meta)
             advance_job = True
         else:  # compute end: request I/O phase cur[j]
             ph = cur[j]
@@ -124,7 +117,7 @@ def _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
                     _w_push(wheap, k * n, size, wkey, wreq, j)
                 wlen[k] = size + 1
                 if io_job[k] < 0:
-                    _touch(k, touched, flag, meta)
+                    touch(k, touched, flag, meta)
         if advance_job:
             nxt = cur[j] + 1
             if nxt == ph_off[j + 1]:
@@ -228,7 +221,7 @@ def kill(j, n, mode, part, status, io_job, wlen, wheap, wkey, wreq,
     if io_job[k] == j:
         io_job[k] = -1
         if wlen[k] > 0:
-            _touch(k, touched, flag, meta)
+            touch(k, touched, flag, meta)
         return
     base = k * n
     size = wlen[k]

@@ -38,6 +38,7 @@ from ..errors import OptionError
 from ..instance import Instance
 from . import shared_kernel as sk
 from .base import JobPhases
+from .stepping import take_pending
 
 __all__ = ["RateRecord", "Shared", "parse_eta"]
 
@@ -185,9 +186,7 @@ class Shared:
 
     def _flush(self, now: float) -> None:
         if self._pending:
-            jobs = np.fromiter((j for j, _ in self._pending), np.int64)
-            parts = np.fromiter((k for _, k in self._pending), np.int64)
-            self._pending.clear()
+            jobs, parts = take_pending(self._pending)
             s = self._s
             sk.start_jobs(jobs, parts, now, s["ph_off"], s["part"], s["cur"],
                           s["status"], s["jstart"], s["ev_t"], s["ev_p"], s["heap"],

@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from ..simulation.kernel import _ev_push, _ev_remove_root, _w_pop, _w_push
+from .stepping import HSIZE, SEQ, TOUCHED, touch
 
 __all__ = ["advance", "kill", "settle", "start_jobs"]
 
@@ -45,18 +46,10 @@ DONE = 2
 KILLED = 3
 
 _SEQ_BITS = 1 << 56
-_HSIZE = 0
-_SEQ = 1
-_TOUCHED = 2
+_HSIZE = HSIZE
+_SEQ = SEQ
+_TOUCHED = TOUCHED
 _NSEG = 3
-
-
-@njit(cache=True, inline="always")
-def _touch(k, touched, flag, meta):
-    if not flag[k]:
-        flag[k] = True
-        touched[meta[_TOUCHED]] = k
-        meta[_TOUCHED] += 1
 
 
 @njit(cache=True)
@@ -180,7 +173,7 @@ def _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t, ev_p, heap,
                             act, m_k, pos, t_last, svc, tau, sumw, hsz, zeros,
                             ended, count)
         node_next[k] = np.inf
-        _touch(k, touched, flag, meta)
+        touch(k, touched, flag, meta)
     while meta[_HSIZE] > 0 and ev_t[heap[0]] == t:
         j = heap[0]
         meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
@@ -208,7 +201,7 @@ def _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t, ev_p, heap,
             pos[j] = m_k[k]
         m_k[k] += 1
         node_next[k] = np.inf
-        _touch(k, touched, flag, meta)
+        touch(k, touched, flag, meta)
     return count
 
 
@@ -373,4 +366,4 @@ def kill(j, t, n, virtual, part, cur, status, iostart, ioend, rem, rate, wgt,
         pos[j] = -1
     m_k[k] -= 1
     node_next[k] = np.inf
-    _touch(k, touched, flag, meta)
+    touch(k, touched, flag, meta)

@@ -3,7 +3,7 @@
 For each instance the exact layer (:func:`opt_sched.solve`) is run once with a
 time limit; its proven lower bound is combined with the combinatorial bounds
 of :mod:`opt_sched.bounds` into the best bound ``L``. Every heuristic schedule
-is validated, and its gap is :func:`~.relative_gap.relative_gap`
+is validated, and its gap is :func:`~opt_sched.objectives.relative_gap`
 
 .. math:: \\text{gap} = (x - L) / L
 
@@ -46,20 +46,21 @@ import pandas as pd
 
 from ..errors import InstanceError, OptionError, UserError
 from ..instance import Instance
-from ..schedule import Schedule
+from ..objectives import OBJECTIVES, objective_value
 
 __all__ = ["COLUMNS", "expand_paths", "gap_table", "problem_of", "read_inputs"]
 
 COLUMNS = ("instance", "problem", "objective", "method", "value", "lower_bound",
            "bound_is_optimum", "gap", "exact_status", "seconds")
-OBJECTIVES = ("makespan", "max-stretch")
-
-
 def problem_of(instance: Instance) -> str:
-    """The problem an instance poses (see the module docstring)."""
+    """The problem an instance poses (see the module docstring): planning
+    with named-resource demands, IO-SCHED when every job's partition is
+    fixed (:func:`opt_sched.operations.is_one_pack`), else HPC-IO."""
+    from ..operations import is_one_pack
+
     if any(job.demands for job in instance.jobs):
         return "planning"
-    if instance.is_mapped:
+    if is_one_pack(instance):
         return "io-sched"
     return "hpc-io"
 
@@ -127,18 +128,12 @@ class _Task:
     seed: int
 
 
-def _objective_value(instance: Instance, schedule: Schedule, objective: str) -> float:
-    if objective == "makespan":
-        return schedule.makespan(instance)
-    return schedule.max_stretch(instance)
-
-
 def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
     """Solve one instance and run its methods; its rows, solver row first."""
     from .. import methods, validation
     from ..bounds import lower_bound
     from ..exact import solve
-    from .relative_gap import relative_gap
+    from ..objectives import gap_or_nan
 
     instance = task.instance
     result = solve(instance, problem=task.problem, objective=task.objective,
@@ -155,7 +150,7 @@ def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
         return {"instance": instance.name, "problem": task.problem,
                 "objective": task.objective, "method": method, "value": value,
                 "lower_bound": bound, "bound_is_optimum": optimal,
-                "gap": relative_gap(value, bound), "exact_status": str(result.status),
+                "gap": gap_or_nan(value, bound), "exact_status": str(result.status),
                 "seconds": seconds}
 
     rows = [row(task.solver, result.objective, result.wall_time)]
@@ -163,7 +158,7 @@ def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
         started = time.perf_counter()
         schedule = methods.method(spec).run(instance, seed=task.seed)
         validation.assert_feasible(instance, schedule)
-        value = _objective_value(instance, schedule, task.objective)
+        value = objective_value(instance, schedule, task.objective)
         rows.append(row(spec, value, time.perf_counter() - started))
     return task.position, rows
 

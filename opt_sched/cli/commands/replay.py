@@ -45,8 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("trace", help="SWF (.swf, .swf.gz), Batsim workload "
                         "(.json with 'profiles') or opt_sched instance (.json)")
-    parser.add_argument("--scheduler", default="easy", choices=sorted(SCHEDULERS),
-                        help="the start rule (default easy)")
+    from ...gang.schedulers import GANG_SCHEDULERS
+
+    parser.add_argument("--scheduler", default="easy",
+                        choices=sorted(SCHEDULERS) + list(GANG_SCHEDULERS),
+                        help="the start rule (default easy); gs, iogs, "
+                             "adaptive-iogs, migrate-iogs gang-schedule a gang "
+                             "workload (opt-sched generate --protocol jann)")
     parser.add_argument("--order", default=None,
                         help="queue order of the backfilling schedulers "
                              "(fcfs, sjf, ...)")
@@ -89,6 +94,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--usage", type=output_path,
                         help="utilisation and queue curves (PNG)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    gang = parser.add_argument_group("gang scheduling (seed 004)")
+    gang.add_argument("--mpl", type=positive_int, default=5,
+                      help="multiprogramming level: rows of the matrix (default 5)")
+    gang.add_argument("--quantum", type=positive_float, default=200.0,
+                      help="time slice T in seconds (default 200)")
+    gang.add_argument("--migration-budget", type=int, default=64,
+                      help="Q: tasks migrated per slice (migrate-iogs; default 64)")
+    gang.add_argument("--migration-cost", type=float, default=20.0,
+                      help="C: migration cost in seconds (migrate-iogs; default 20)")
+    gang.add_argument("--placement", choices=("random", "contiguous"), default=None,
+                      help="file-node placement (default: the workload's, else "
+                           "random)")
 
 
 def _instance_data(path: Path) -> dict | None:
@@ -158,7 +175,25 @@ def _progress(quiet: bool, total: int):
     return bar, (lambda done, _total: bar.update(task, completed=done))
 
 
+def _gang(args: argparse.Namespace) -> int:
+    """Gang schedulers replay a gang workload (:mod:`opt_sched.gang`)."""
+    from ...gang.cli_entry import run_replay
+
+    if args.migration_budget < 0 or args.migration_cost < 0:
+        raise OptionError("--migration-budget and --migration-cost must be >= 0")
+    args.workload = args.trace
+    return run_replay(args)
+
+
 def run(args: argparse.Namespace) -> int:
+    from ...gang.schedulers import GANG_SCHEDULERS
+
+    if args.scheduler in GANG_SCHEDULERS:
+        return _gang(args)
+    return _space_sharing(args)
+
+
+def _space_sharing(args: argparse.Namespace) -> int:
     from ...files import atomic_path
     from ...io import write_instance, write_schedule
     from ...metrics import summary

@@ -20,10 +20,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="relative tolerance (default 1e-9)")
 
 
+def _gang(args: argparse.Namespace) -> int:
+    """A gang workload and its record (``opt-sched replay --scheduler gs ...
+    --schedule FILE``): the gang rules of :mod:`opt_sched.gang.validate`."""
+    from ...gang.record import read_record
+    from ...gang.validate import validate_gang
+    from ...gang.workload import read_workload
+
+    violations = validate_gang(read_workload(args.instance),
+                               read_record(args.schedule), rel_tol=args.tolerance)
+    if args.json:
+        print_json({"feasible": not violations,
+                    "violations": [v.to_dict() for v in violations]})
+    else:
+        print("feasible" if not violations else
+              f"INFEASIBLE, {len(violations)} violations")
+        for v in violations[:50]:
+            print(f"  {v}")
+    return EXIT_INFEASIBLE if violations else EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
+    from ...gang.workload import is_gang_workload_file
     from ...io import read_instance, read_schedule
     from ...validation import validate
 
+    if is_gang_workload_file(args.instance):
+        return _gang(args)
     instance = read_instance(args.instance)
     schedule = read_schedule(args.schedule)
     report = validate(instance, schedule, rel_tol=args.tolerance)

@@ -18,8 +18,8 @@ Variables: ``s_iq >= h_iq`` (operation start, continuous); ``y_ab`` (binary,
 *different* jobs of one partition; the objective variable ``C`` (makespan) or
 ``rho`` (max stretch). The schedule is rebuilt from the order of the ``s``
 values, started as early as that order allows (semi-active, the same
-construction as :mod:`opt_sched.exact.brute_force`), validated, and the
-objective is recomputed from it.
+construction as :mod:`opt_sched.exact.brute_force`); the front door then
+certifies it (:mod:`opt_sched.exact.certify`).
 """
 
 from __future__ import annotations
@@ -27,46 +27,80 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import InfeasibleScheduleError, OptionError, PlanError, SolverError
+from ...errors import OptionError, SolverError
 from ...instance import Instance, Job
+from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ...objectives import check_objective, meets_bound
+from ...operations import job_operations, one_pack_partitions, pack_starts
 from ...schedule import JobSchedule, Schedule
-from ..result import Result, SolveStatus
-from .backend import (
+from ..deadline import Deadline, OutOfTimeError
+from ..milp.backend import (
+    BACKENDS,
     MilpSettings,
     MilpSolution,
     export_model,
     load_pulp,
-    settings_from_options,
     solve_milp,
+    solver_time,
 )
+from ..milp.backend import prepare as milp_prepare
+from ..result import Outcome, Result, SolveStatus
+from ..warm import prepare as warm_prepare
+from ..warm import warm_schedules
 
 __all__ = [
     "DEFAULT_MAX_PHASES",
     "OBJECTIVES",
+    "OPTIONS",
     "IoSchedData",
     "IoSchedMilp",
+    "IoSchedMilpSettings",
     "Operation",
     "io_sched_data",
+    "run",
     "solve_io_sched",
 ]
 
-OBJECTIVES = ("makespan", "max-stretch")
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives (:data:`opt_sched.objectives.OBJECTIVES`)."""
 
 DEFAULT_MAX_PHASES = 400
 """Largest number of I/O operations (nonzero I/O phases) the model accepts;
-the binaries grow as the square of it (``solve_io_sched(max_phases=...)``)."""
+the binaries grow as the square of it (``max_phases``)."""
 
 _DOMAIN_SLACK = 1e-6
 """Relative slack added to the heuristic upper bound before it limits the
 domain, so that solver tolerances never cut off the heuristic schedule."""
 
-_BOUND_TOL = 1e-6
-"""Relative tolerance for "the solver's bound does not exceed the objective"."""
+
+@dataclass(frozen=True)
+class IoSchedMilpSettings(MilpSettings):
+    """The options record of this model: :class:`MilpSettings`, plus
+    ``max_phases`` (refuse instances with more I/O operations) and
+    ``stop_at_bound`` (if the best list-policy schedule already meets the
+    combinatorial lower bound, return it without calling the solver;
+    ``False`` always solves, for cross-checks)."""
+
+    max_phases: int = DEFAULT_MAX_PHASES
+    stop_at_bound: bool = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.max_phases, bool) or not isinstance(self.max_phases, int) \
+                or self.max_phases < 1:
+            raise OptionError(f"max_phases={self.max_phases!r} must be an integer "
+                              ">= 1")
+        if not isinstance(self.stop_at_bound, bool):
+            raise OptionError(f"stop_at_bound={self.stop_at_bound!r} must be True "
+                              "or False")
+
+
+OPTIONS = IoSchedMilpSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
 
 # -- data --------------------------------------------------------------------------
@@ -135,75 +169,44 @@ class IoSchedData:
 
 def _job_operations(job: Job, index: int, start: float, bandwidth: float
                     ) -> tuple[list[Operation], float]:
-    raw: list[tuple[int, float, float]] = []
-    pending = 0.0
-    for j, (w, v) in enumerate(zip(job.compute, job.io_volume)):
-        pending += w
-        if v > 0:
-            raw.append((j, pending, v / bandwidth))
-            pending = 0.0
-    after = pending
-    tails = [after] * len(raw)
-    for q in range(len(raw) - 2, -1, -1):
-        tails[q] = tails[q + 1] + raw[q + 1][1] + raw[q + 1][2]
-    ops = []
-    clock = start
-    for q, (j, lag, duration) in enumerate(raw):
-        clock += lag
-        ops.append(Operation(index, q, j, lag, duration, clock, tails[q]))
-        clock += duration
-    return ops, after
-
-
-def _partition_of(instance: Instance, job: Job) -> int:
-    if job.partition is not None:
-        return job.partition
-    if instance.platform.num_partitions == 1:
-        return 0
-    raise OptionError(f"io-sched: job {job.id!r} has partition=None on a "
-                      "multi-partition platform (IO-SCHED needs every job mapped)")
+    """The job's operations (:func:`opt_sched.operations.job_operations`) with
+    absolute heads from the pack start, and its compute after the last."""
+    ops = job_operations(job)
+    durations = ops.durations(bandwidth)
+    heads = start + ops.heads(bandwidth)
+    tails = ops.tails(bandwidth)
+    return [Operation(index, q, int(ops.iterations[q]), float(ops.lags[q]),
+                      float(durations[q]), float(heads[q]), float(tails[q]))
+            for q in range(ops.count)], ops.tail
 
 
 def io_sched_data(instance: Instance, objective: str,
-                  max_phases: int = DEFAULT_MAX_PHASES) -> IoSchedData:
-    """Check ``instance`` for IO-SCHED and reduce it to operations.
+                  max_phases: int = DEFAULT_MAX_PHASES, lower: float = 0.0,
+                  deadline: Deadline | None = None) -> IoSchedData:
+    """Reduce a one-pack instance whose packs fit to operations.
 
     The domain. Let ``U_k`` be the best value, on partition ``k``, of the
-    simulator's list policies (:data:`~opt_sched.simulation.POLICY_NAMES`, one
-    pack). Partitions share nothing, so some optimal schedule is optimal on
-    every partition separately, hence has makespan ``<= U_k`` on ``k``
-    (stretch ``<= U_k``). Every completion may therefore be limited to the
-    *deadline* ``D_i = U_k`` (makespan) or ``D_i = t_k + U_k T_i`` (max
-    stretch), with a relative slack of ``1e-6``, without losing all optima.
+    warm one-pack schedules (:func:`opt_sched.exact.warm.warm_schedules`: the
+    simulator's list policies). Partitions share nothing, so some optimal
+    schedule is optimal on every partition separately, hence has makespan
+    ``<= U_k`` on ``k`` (stretch ``<= U_k``). Every completion may therefore
+    be limited to the *deadline* ``D_i = U_k`` (makespan) or ``D_i = t_k +
+    U_k T_i`` (max stretch), with a relative slack of ``1e-6``, without
+    losing all optima. ``lower`` is the combinatorial lower bound.
 
     Raises
     ------
     OptionError
         Unknown objective, dependencies, an unmapped job on a multi-partition
         platform, more than ``max_phases`` operations.
-    PlanError
-        The jobs of a partition do not fit it together.
     """
-    if objective not in OBJECTIVES:
-        raise OptionError(f"objective={objective!r} is not one of "
-                          + ", ".join(OBJECTIVES))
+    check_objective(objective, OBJECTIVES)
     if isinstance(max_phases, bool) or not isinstance(max_phases, int) \
             or max_phases < 1:
         raise OptionError(f"max_phases={max_phases!r} must be an integer >= 1")
-    if instance.has_dependencies:
-        raise OptionError(f"io-sched: instance {instance.name!r} has dependencies "
-                          "(after); IO-SCHED has none")
     platform = instance.platform
-    partition = tuple(_partition_of(instance, job) for job in instance.jobs)
-    starts: dict[int, float] = {}
-    used: dict[int, int] = {}
-    for job, k in zip(instance.jobs, partition):
-        starts[k] = max(starts.get(k, -math.inf), job.release)
-        used[k] = used.get(k, 0) + job.nodes
-    for k, nodes in sorted(used.items()):
-        if nodes > platform.partitions[k].nodes:
-            raise PlanError(f"io-sched: partition {k} one pack needs {nodes} nodes, "
-                            f"has {platform.partitions[k].nodes}")
+    partition = tuple(one_pack_partitions(instance, "io-sched"))
+    starts = pack_starts(instance, partition)
     ops = []
     after = []
     length = []
@@ -217,29 +220,28 @@ def io_sched_data(instance: Instance, objective: str,
     if count > max_phases:
         raise OptionError(f"io-sched MILP: {count} I/O phases exceed "
                           f"max_phases={max_phases}")
-    upper, per_partition, best = _heuristic_upper_bound(instance, partition, objective)
-    deadline = []
+    upper, per_partition, best = _heuristic_upper_bound(instance, partition,
+                                                        objective, deadline)
+    deadline_of = []
     for i, k in enumerate(partition):
         bound = per_partition[k]
         limit = bound if objective == "makespan" else starts[k] + bound * length[i]
-        deadline.append(limit + _DOMAIN_SLACK * max(1.0, abs(limit)))
-    from ...bounds import lower_bound
-
-    lower = lower_bound(instance, objective, fixed_start=True)
+        deadline_of.append(limit + _DOMAIN_SLACK * max(1.0, abs(limit)))
     return IoSchedData(instance, objective, partition,
                        tuple(starts[k] for k in partition), tuple(ops), tuple(after),
-                       tuple(length), tuple(deadline), lower, upper, best)
+                       tuple(length), tuple(deadline_of), lower, upper, best)
 
 
 def _heuristic_upper_bound(instance: Instance, partition: Sequence[int],
-                           objective: str) -> tuple[float, dict[int, float], Schedule]:
-    """Best list-policy value overall, per partition, and a schedule reaching
+                           objective: str, deadline: Deadline | None = None
+                           ) -> tuple[float, dict[int, float], Schedule]:
+    """Best warm one-pack value overall, per partition, and a schedule reaching
     the per-partition best everywhere (partitions are independent)."""
-    from ...simulation import POLICY_NAMES, simulate
-
     best: dict[int, tuple[float, Schedule]] = {}
-    for policy in POLICY_NAMES:
-        schedule = simulate(instance, None, policy)
+    schedules = warm_schedules(instance, "io-sched", deadline=deadline)
+    if not schedules:
+        raise OutOfTimeError("the warm starts (the MILP's domain needs one)")
+    for _, schedule in schedules:
         values = _partition_values(instance, partition, schedule, objective)
         for k, value in values.items():
             if k not in best or value < best[k][0]:
@@ -567,120 +569,104 @@ def build_schedule(data: IoSchedData, starts: Mapping[str, float], method: str,
                     method=method, info=dict(info or {}))
 
 
-def validated_value(instance: Instance, schedule: Schedule, objective: str) -> float:
-    """Validate ``schedule`` (raise :class:`InfeasibleScheduleError` if the
-    validator rejects it) and return its objective on the continuous instance."""
-    from ...validation import assert_feasible
-
-    try:
-        assert_feasible(instance, schedule)
-    except InfeasibleScheduleError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else "rejected"
-        raise InfeasibleScheduleError(f"{schedule.method}: validator rejected the "
-                                      f"MILP schedule: {first}") from None
-    if objective == "makespan":
-        return schedule.makespan(instance)
-    return schedule.max_stretch(instance)
-
-
 # -- front door --------------------------------------------------------------------
-def solve_io_sched(instance: Instance, objective: str = "makespan",
-                   backend: str = "cbc", time_limit: float = 60.0,
-                   export: str | None = None, *,
-                   max_phases: int = DEFAULT_MAX_PHASES, stop_at_bound: bool = True,
-                   **options: Any) -> Result:
-    """Solve IO-SCHED with the disjunctive MILP on CBC or HiGHS.
+def run(instance: Instance, objective: str, options: IoSchedMilpSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """Build and solve :class:`IoSchedMilp` (see :func:`opt_sched.solve`).
 
-    Parameters
-    ----------
-    instance
-        Every job mapped (``partition=None`` means 0 on a one-partition
-        platform), no dependencies, the jobs of each partition fit it.
-    objective
-        ``"makespan"`` or ``"max-stretch"`` (``max_i (C_i - t_k) / T_i``).
-    backend
-        ``"cbc"`` (default) or ``"highs"``.
-    time_limit
-        Wall-clock seconds for the solver.
-    export
-        Write the model to this ``.lp`` / ``.mps`` path before solving.
-    max_phases
-        Refuse (``OptionError``) instances with more I/O operations.
-    stop_at_bound
-        If the best list-policy schedule already meets the combinatorial
-        lower bound, return it as optimal without calling the solver
-        (default). ``False`` always solves (for cross-checks).
-    **options
-        ``gap_rel``, ``threads``, ``seed``, ``warm_start`` (default ``True``:
-        the best list-policy schedule is the starting incumbent), ``msg``
-        (see :func:`~opt_sched.exact.milp.backend.settings_from_options`).
-
-    Returns
-    -------
-    Result
-        ``objective`` recomputed from the validated semi-active schedule of
-        the solver's I/O order; ``lower_bound`` the best of the solver's
-        proven bound and :func:`opt_sched.bounds.lower_bound`.
+    The best list-policy schedule is the starting incumbent (with
+    ``warm_start``) and, if the solver returns nothing, the answer; with
+    ``stop_at_bound`` it is the answer at once when it meets the
+    combinatorial bound. The solver gets the time left on ``deadline``.
     """
-    clock = time.perf_counter()
-    settings = settings_from_options(backend, time_limit, options)
-    data = io_sched_data(instance, objective, max_phases)
+    data = io_sched_data(instance, objective, options.max_phases,
+                         lower_bound or 0.0, deadline)
     model = IoSchedMilp(data)
     info: dict[str, Any] = {**model.statistics(),
-                            "heuristic_upper_bound": data.upper,
-                            "combinatorial_bound": data.lower}
-    if export is not None:
-        info["export"] = str(export_model(model.prob, export))
+                            "heuristic_upper_bound": data.upper}
+    if options.export is not None:
+        info["export"] = str(export_model(model.prob, options.export))
     model.warm_start(data.upper_schedule)
-    if stop_at_bound and \
-            data.upper <= data.lower + _BOUND_TOL * 1e-3 * max(1.0, abs(data.lower)):
+    if options.stop_at_bound and meets_bound(data.upper, data.lower):
         # the heuristic already meets the combinatorial bound: nothing to solve
         info["skipped"] = "heuristic meets the combinatorial bound"
         solution = MilpSolution(SolveStatus.TIMEOUT_NO_SOLUTION, {}, None, None,
                                 "none", "not-solved", 0.0, "none")
     else:
-        if not settings.warm_start:
+        if not options.warm_start:
             model.initial = None
             for var in model.prob.variables():
                 var.varValue = None
+        settings = dataclasses.replace(options, time_limit=solver_time(deadline))
         solution = solve_milp(model.prob, settings)
-    return _result(data, model, solution, settings, info, clock)
+    return _outcome(data, model, solution, options, info)
 
 
-def _result(data: IoSchedData, model: IoSchedMilp, solution: MilpSolution,
-            settings: MilpSettings, info: dict[str, Any], clock: float) -> Result:
+def _outcome(data: IoSchedData, model: IoSchedMilp, solution: MilpSolution,
+             settings: MilpSettings, info: dict[str, Any]) -> Outcome:
     info.update({"solver_status": solution.solver_status, "mode": solution.mode,
                  "bound_source": solution.bound_source,
                  "milp_objective": solution.objective,
                  "solver_bound": solution.bound, "solver_time": solution.wall_time})
-    lower = data.lower
-    if solution.bound is not None and math.isfinite(solution.bound):
-        lower = max(lower, solution.bound)
+    bound = solution.bound if solution.bound is not None \
+        and math.isfinite(solution.bound) else None
     if solution.status is SolveStatus.INFEASIBLE:
         raise SolverError(f"io-sched MILP: backend={settings.backend!r} reports the "
                           "model infeasible, but the heuristic schedule lies in it")
-    common = {"problem": "io-sched", "objective_name": data.objective,
-              "solver": settings.backend, "info": info}
-    if solution.status is SolveStatus.TIMEOUT_NO_SOLUTION:
+    status = solution.status
+    if status is SolveStatus.TIMEOUT_NO_SOLUTION:
         if model.initial is None:
-            return Result(SolveStatus.TIMEOUT_NO_SOLUTION, None, lower,
-                          time.perf_counter() - clock, None, **common)
+            return Outcome(status, None, bound, info)
         # the warm start is a known incumbent even if the solver dropped it
         info["incumbent"] = "heuristic warm start"
         starts = dict(model.initial)
-        solution = dataclasses.replace(solution, status=SolveStatus.FEASIBLE)
+        status = SolveStatus.FEASIBLE
     else:
         starts = model.starts_from(solution.values)
     schedule = build_schedule(data, starts, f"milp-{settings.backend}",
                               {"objective": data.objective})
-    value = validated_value(data.instance, schedule, data.objective)
-    tol = _BOUND_TOL * max(1.0, abs(value))
-    if lower > value + tol:
-        raise SolverError(f"io-sched MILP: proven bound {lower:.9g} exceeds the "
-                          f"validated objective {value:.9g}")
-    lower = min(lower, value)
-    status = solution.status
-    if status is SolveStatus.FEASIBLE and value - lower <= tol * 1e-3:
-        status = SolveStatus.OPTIMAL
-    return Result(status, value, lower, time.perf_counter() - clock, schedule,
-                  **common)
+    return Outcome(status, schedule, bound, info)
+
+
+def solve_io_sched(instance: Instance, objective: str = "makespan",
+                   backend: str = "cbc", time_limit: float = 60.0,
+                   export: str | None = None, **options: Any) -> Result:
+    """:func:`opt_sched.solve` with ``problem="io-sched"`` on a MILP backend.
+
+    Parameters
+    ----------
+    instance
+        Every job mapped (``partition=None`` means 0 on a one-partition
+        platform), no dependencies.
+    objective
+        ``"makespan"`` or ``"max-stretch"`` (``max_i (C_i - t_k) / T_i``).
+    backend
+        ``"cbc"`` (default) or ``"highs"``.
+    time_limit, export
+        As in :func:`opt_sched.solve`.
+    **options
+        The fields of :class:`IoSchedMilpSettings` (``max_phases``,
+        ``stop_at_bound``, ``gap_rel``, ``threads``, ``warm_start``, ...),
+        ``seed``, ``num_workers``.
+
+    Returns
+    -------
+    Result
+        Certified (:mod:`opt_sched.exact.certify`): ``objective`` recomputed
+        from the validated semi-active schedule of the solver's I/O order;
+        ``lower_bound`` the best of the solver's proven bound and
+        :func:`opt_sched.bounds.lower_bound`.
+    """
+    from ..solve import solve
+
+    if backend not in BACKENDS:
+        raise OptionError(f"backend={backend!r} is not one of {', '.join(BACKENDS)}")
+    return solve(instance, "io-sched", objective, backend, time_limit,
+                 export=export, **options)
+
+
+def prepare(options: MilpSettings) -> None:
+    """One-time set-up before the time limit runs: PuLP, HiGHS' mode, the
+    simulator's kernel."""
+    milp_prepare(options.backend)
+    warm_prepare()

@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...errors import OptionError
+from ...heuristics.serial_sgs import Project, best_serial_schedule
 from ...instance import Instance
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
     "TickData",
     "TickResource",
     "critical_path_bound",
-    "serial_sgs",
     "sgs_upper_bound",
 ]
 
@@ -286,6 +286,12 @@ class TickData:
                 bound = max(bound, first + -(-energy // res.capacity))
         return bound
 
+    def project(self) -> Project:
+        """The integer problem as a :class:`~opt_sched.heuristics.serial_sgs.Project`
+        (for the serial SGS)."""
+        return Project(self.durations, self.releases, self.predecessors,
+                       [(r.capacity, r.demands) for r in self.resources])
+
     def plan_makespan(self, starts: Sequence[int]) -> float:
         """The continuous makespan ``max_i (delta s_i + T_i)`` of a tick plan."""
         return max(self.delta * s + t for s, t in zip(starts, self.data.durations))
@@ -296,93 +302,11 @@ def critical_path_bound(ticks: TickData) -> int:
     return max(e + d for e, d in zip(ticks.heads(), ticks.durations))
 
 
-def serial_sgs(ticks: TickData, priority: Sequence[float]) -> list[int]:
-    """The serial schedule-generation scheme (Kolisch 1996) on tick data.
-
-    Repeatedly take the eligible job (all predecessors scheduled) of smallest
-    ``priority`` and start it at the earliest tick ``>=`` its release and its
-    predecessors' ends at which every resource has room for its whole
-    duration. Always feasible, since demands never exceed capacities.
-
-    Returns
-    -------
-    list[int]
-        The start tick of every job.
-    """
-    n = ticks.num_jobs
-    succ = ticks.successors()
-    missing = [len(p) for p in ticks.predecessors]
-    eligible = {j for j in range(n) if missing[j] == 0}
-    starts: list[int | None] = [None] * n
-    placed: list[int] = []
-    resources = [r for r in ticks.resources if any(r.demands)]
-    while eligible:
-        j = min(eligible, key=lambda x: (priority[x], x))
-        eligible.remove(j)
-        earliest = max([ticks.releases[j]]
-                       + [starts[i] + ticks.durations[i]  # type: ignore[operator]
-                          for i in ticks.predecessors[j]])
-        candidates = sorted({earliest} | {
-            starts[i] + ticks.durations[i] for i in placed  # type: ignore[operator]
-            if starts[i] + ticks.durations[i] > earliest})  # type: ignore[operator]
-        for t in candidates:
-            if _fits(ticks, resources, starts, placed, j, t):
-                starts[j] = t
-                break
-        placed.append(j)
-        for s in succ[j]:
-            missing[s] -= 1
-            if missing[s] == 0:
-                eligible.add(s)
-    return [int(s) for s in starts]  # type: ignore[arg-type]
-
-
-def _fits(ticks: TickData, resources: Sequence[TickResource],
-          starts: Sequence[int | None], placed: Sequence[int], j: int, t: int
-          ) -> bool:
-    """Whether job ``j`` started at ``t`` keeps every resource within capacity."""
-    end = t + ticks.durations[j]
-    if end == t:
-        return True
-    overlapping = [i for i in placed
-                   if starts[i] < end and t < starts[i] + ticks.durations[i]]  # type: ignore[operator]
-    if not overlapping:
-        return True
-    points = [t] + [starts[i] for i in overlapping if starts[i] > t]  # type: ignore[operator]
-    for res in resources:
-        need = res.demands[j]
-        if need == 0:
-            continue
-        for p in points:
-            used = sum(res.demands[i] for i in overlapping
-                       if starts[i] <= p < starts[i] + ticks.durations[i])  # type: ignore[operator]
-            if used + need > res.capacity:
-                return False
-    return True
-
-
 def sgs_upper_bound(ticks: TickData) -> tuple[int, list[int]]:
-    """The best serial-SGS plan over a few classic priority rules.
-
-    Rules: latest start ``LS_j = H - q_j`` (critical path), most total
-    successors' work, shortest duration and instance order.
-    """
-    tails = ticks.tails()
-    heads = ticks.heads()
-    rules = [
-        [-q for q in tails],
-        [h - q for h, q in zip(heads, tails)],
-        list(range(ticks.num_jobs)),
-        [d for d in ticks.durations],
-    ]
-    best: tuple[int, list[int]] | None = None
-    for rule in rules:
-        starts = serial_sgs(ticks, rule)
-        span = max(s + d for s, d in zip(starts, ticks.durations))
-        if best is None or span < best[0]:
-            best = (span, starts)
-    assert best is not None
-    return best
+    """The best serial-SGS plan of the tick data
+    (:func:`opt_sched.heuristics.serial_sgs.best_serial_schedule`), as
+    ``(makespan, starts)``: the horizon and first incumbent of the models."""
+    return best_serial_schedule(ticks.project())
 
 
 def _default_resolution(data: PlanningData, horizon_ticks: int) -> float:

@@ -14,36 +14,34 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...instance import Instance
-from .base import CpsatModel, Outcome, build_and_solve
-from .common import (
-    CpsatSettings,
+from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ..cpsat.base import CpsatModel
+from ..cpsat.common import (
     ModelData,
     Retimed,
-    Stopwatch,
     Structure,
     continuous_lengths,
+    mapping_data,
+    one_job_per_pack,
     retime,
+    structure_from_schedule,
 )
-from .warm import heuristic_pack_structures, one_job_per_pack
+from ..cpsat.settings import HpcIoCpsatSettings
+from ..deadline import Deadline, OutOfTimeError, Stopwatch
+from ..result import Outcome
+from ..warm import prepare as warm_prepare
+from ..warm import stopped_outcome, warm_schedules
 
-__all__ = ["HpcIoModel", "allowed_partitions", "fine_tick", "mapping_data",
-           "solve_hpc_io"]
+__all__ = ["OBJECTIVES", "OPTIONS", "HpcIoCpsat", "run", "warm_structures"]
 
+OPTIONS = HpcIoCpsatSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
-def allowed_partitions(instance: Instance) -> list[tuple[int, ...]]:
-    """``K_i``: the job's own partition if the instance maps it, else every
-    partition with ``P_k >= Q_i``."""
-    parts = instance.platform.partitions
-    out = []
-    for job in instance.jobs:
-        if job.partition is not None:
-            out.append((job.partition,))
-        else:
-            out.append(tuple(k for k, p in enumerate(parts) if p.nodes >= job.nodes))
-    return out
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives (:data:`opt_sched.objectives.OBJECTIVES`)."""
 
 
-class HpcIoModel(CpsatModel):
+class HpcIoCpsat(CpsatModel):
     """HPC-IO with optional intervals.
 
     Variables: ``x_ik`` (job ``i`` on partition ``k``), ``S_i``, ``C_i``,
@@ -58,13 +56,14 @@ class HpcIoModel(CpsatModel):
 
     problem = "hpc-io"
 
-    def __init__(self, data: ModelData, objective: str, settings: CpsatSettings, *,
-                 lower_bound: float = 0.0, warm: Sequence[Structure] = (),
-                 redundant: bool = False, symmetry: bool = True) -> None:
-        self.use_redundant = redundant
-        self.use_symmetry = symmetry
+    def __init__(self, data: ModelData, objective: str,
+                 settings: HpcIoCpsatSettings, *, lower_bound: float = 0.0,
+                 warm: Sequence[Structure] = (),
+                 deadline: Deadline | None = None) -> None:
+        self.use_redundant = settings.redundant
+        self.use_symmetry = settings.symmetry
         super().__init__(data, objective, settings, lower_bound=lower_bound,
-                         warm=warm or [one_job_per_pack(data)])
+                         warm=warm or [one_job_per_pack(data)], deadline=deadline)
 
     # -- variables ---
     def _variables(self) -> None:
@@ -74,6 +73,7 @@ class HpcIoModel(CpsatModel):
         model, data, horizon = self.model, self.data, self.horizon
         self.presence: list[dict[int, Any]] = []
         for i in range(self.n):
+            self._check_time(i)
             ks = data.allowed[i]
             if len(ks) == 1:
                 self.presence.append({ks[0]: True})
@@ -233,37 +233,52 @@ class HpcIoModel(CpsatModel):
         return self.error_makespan() + self.data.grid.tick
 
 
-def fine_tick(instance: Instance, objective: str) -> float | None:
-    """For max stretch with free starts: a tick of at most ``1e-7 T_min``, so
-    that the one tick a job start loses costs ``<= 1e-7`` in stretch."""
-    if objective != "max-stretch":
-        return None
-    lengths = [job.length(instance.bandwidth_of(job)) for job in instance.jobs]
-    positive = [t for t in lengths if t > 0]
-    return 1e-7 * min(positive) if positive else None
+def warm_structures(instance: Instance, data: ModelData,
+                    schedules: Sequence[tuple[str, Any]],
+                    deadline: Deadline | None = None) -> list[Structure]:
+    """One job per pack, plus the structures of the warm schedules whose
+    partitions the model allows (for the models that choose partitions)."""
+    out = [one_job_per_pack(data)]
+    for _, schedule in schedules:
+        if deadline is not None:
+            deadline.check("the warm starts")
+        if schedule.packs is None:
+            continue
+        structure = structure_from_schedule(instance, data.phases, schedule)
+        if all(structure.partition[i] in data.allowed[i]
+               for i in range(data.num_jobs)):
+            out.append(structure)
+    return out
 
 
-def mapping_data(instance: Instance, objective: str, resolution: float | None,
-                 warm: bool, sensibility: float | None = None
-                 ) -> tuple[ModelData, list[Structure]]:
-    """Tick data for the models that choose partitions (HPC-IO, packs), and
-    their warm structures: one job per pack, plus the Make-Pack / First-Fit +
-    LPT heuristics when ``warm``."""
-    data = ModelData.build(instance, allowed_partitions(instance), resolution,
-                           fine=fine_tick(instance, objective))
-    structures = [one_job_per_pack(data)]
-    if warm:
-        structures += heuristic_pack_structures(instance, data, sensibility)
-    return data, structures
+def run(instance: Instance, objective: str, options: HpcIoCpsatSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """Build and solve :class:`HpcIoCpsat` (see :func:`opt_sched.solve`).
 
-
-def solve_hpc_io(instance: Instance, objective: str, settings: CpsatSettings, *,
-                 lower_bound: float = 0.0, resolution: float | None = None,
-                 redundant: bool = False, symmetry: bool = True, warm: bool = True,
-                 export: str | None = None) -> Outcome:
-    """Build and solve :class:`HpcIoModel` (see :func:`opt_sched.solve`)."""
+    Warm starts: one job per pack, plus Make-Pack / First-Fit + LPT
+    (:func:`opt_sched.exact.warm.warm_schedules`); if the deadline passes
+    while the model is being built, the best of those schedules (without its
+    pack claim) is the answer.
+    """
     clock = Stopwatch()
-    data, structures = mapping_data(instance, objective, resolution, warm)
-    model = HpcIoModel(data, objective, settings, lower_bound=lower_bound,
-                       warm=structures, redundant=redundant, symmetry=symmetry)
-    return build_and_solve(model, clock, export)
+    schedules = warm_schedules(instance, "hpc-io", deadline=deadline) \
+        if options.warm else []
+    try:
+        data = mapping_data(instance, objective, options.resolution, deadline)
+        structures = warm_structures(instance, data, schedules, deadline)
+        model = HpcIoCpsat(data, objective, options, lower_bound=lower_bound or 0.0,
+                           warm=structures, deadline=deadline)
+        if options.export:
+            model.export(options.export)
+    except OutOfTimeError as exc:
+        return stopped_outcome(instance, schedules, objective, str(exc), packs=False)
+    build_time = clock()
+    outcome = model.solve(deadline)
+    outcome.info["build_time"] = build_time
+    return outcome
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's kernel
+    (warm starts)."""
+    warm_prepare()

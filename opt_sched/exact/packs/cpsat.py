@@ -16,16 +16,27 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from ...errors import OptionError
 from ...instance import Instance
-from .base import CpsatModel, Outcome, build_and_solve
-from .common import CpsatSettings, ModelData, Retimed, Stopwatch, Structure
-from .hpc_io import mapping_data
+from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ..cpsat.base import CpsatModel
+from ..cpsat.common import ModelData, Retimed, Structure, mapping_data
+from ..cpsat.settings import PacksCpsatSettings
+from ..deadline import Deadline, OutOfTimeError, Stopwatch
+from ..hpc_io.cpsat import warm_structures
+from ..result import Outcome
+from ..warm import prepare as warm_prepare
+from ..warm import stopped_outcome, warm_schedules
 
-__all__ = ["PacksModel", "solve_packs"]
+__all__ = ["OBJECTIVES", "OPTIONS", "PacksCpsat", "run"]
+
+OPTIONS = PacksCpsatSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
+
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives (:data:`opt_sched.objectives.OBJECTIVES`)."""
 
 
-class PacksModel(CpsatModel):
+class PacksCpsat(CpsatModel):
     """Pack scheduling with pack slots.
 
     Variables: ``y_ikp`` (job ``i`` in pack ``p`` of ``k``), ``x_ik = sum_p
@@ -40,28 +51,22 @@ class PacksModel(CpsatModel):
 
     problem = "packs"
 
-    def __init__(self, data: ModelData, objective: str, settings: CpsatSettings, *,
-                 lower_bound: float = 0.0, warm: Sequence[Structure] = (),
-                 max_packs: int | None = None, sensibility: float | None = None,
-                 symmetry: bool = True) -> None:
+    def __init__(self, data: ModelData, objective: str,
+                 settings: PacksCpsatSettings, *, lower_bound: float = 0.0,
+                 warm: Sequence[Structure] = (),
+                 deadline: Deadline | None = None) -> None:
         n = data.num_jobs
-        if max_packs is not None and (isinstance(max_packs, bool)
-                                      or not isinstance(max_packs, int)
-                                      or max_packs < 1):
-            raise OptionError(f"max_packs={max_packs!r} must be an integer >= 1")
-        if sensibility is not None and not (isinstance(sensibility, (int, float))
-                                            and sensibility > 0):
-            raise OptionError(f"sensibility={sensibility!r} must be a number > 0")
+        max_packs, sensibility = settings.max_packs, settings.sensibility
         self.slots = []
         for k in range(data.instance.platform.num_partitions):
             fits = sum(1 for i in range(n) if k in data.allowed[i])
             self.slots.append(min(fits, max_packs or n))
         self.sensibility = sensibility
-        self.use_symmetry = symmetry
+        self.use_symmetry = settings.symmetry
         self._prepare_sensibility(data)
         usable = [s for s in warm if self._representable(s)]
         super().__init__(data, objective, settings, lower_bound=lower_bound,
-                         warm=usable)
+                         warm=usable, deadline=deadline)
 
     # -- sensibility data ---
     def _prepare_sensibility(self, data: ModelData) -> None:
@@ -107,6 +112,7 @@ class PacksModel(CpsatModel):
         self.assign: list[dict[tuple[int, int], Any]] = []
         self.presence: list[dict[int, Any]] = []
         for i in range(self.n):
+            self._check_time(i)
             y = {(k, p): model.new_bool_var(f"y[{i},{k},{p}]")
                  for k in data.allowed[i] for p in range(self.slots[k])}
             self.assign.append(y)
@@ -293,16 +299,38 @@ class PacksModel(CpsatModel):
         return self.error_makespan() + self.data.grid.tick
 
 
-def solve_packs(instance: Instance, objective: str, settings: CpsatSettings, *,
-                lower_bound: float = 0.0, resolution: float | None = None,
-                max_packs: int | None = None, sensibility: float | None = None,
-                symmetry: bool = True, warm: bool = True,
-                export: str | None = None) -> Outcome:
-    """Build and solve :class:`PacksModel` (see :func:`opt_sched.solve`)."""
+def run(instance: Instance, objective: str, options: PacksCpsatSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """Build and solve :class:`PacksCpsat` (see :func:`opt_sched.solve`).
+
+    Warm starts: one job per pack, plus Make-Pack (with the model's
+    ``sensibility``, else ``S = 1``) and, without a cap, First-Fit, with LPT
+    (:func:`opt_sched.exact.warm.warm_schedules`), where they fit the slots and
+    the cap; if the deadline passes while the model is being built, the best
+    warm schedule is the answer.
+    """
     clock = Stopwatch()
-    data, structures = mapping_data(instance, objective, resolution, warm,
-                                    sensibility)
-    model = PacksModel(data, objective, settings, lower_bound=lower_bound,
-                       warm=structures, max_packs=max_packs, sensibility=sensibility,
-                       symmetry=symmetry)
-    return build_and_solve(model, clock, export)
+    schedules = warm_schedules(instance, "packs", sensibility=options.sensibility,
+                               deadline=deadline) if options.warm else []
+    if options.max_packs is not None:  # the slots the model offers
+        schedules = [(label, s) for label, s in schedules if s.packs is not None
+                     and all(len(row) <= options.max_packs for row in s.packs)]
+    try:
+        data = mapping_data(instance, objective, options.resolution, deadline)
+        structures = warm_structures(instance, data, schedules, deadline)
+        model = PacksCpsat(data, objective, options, lower_bound=lower_bound or 0.0,
+                           warm=structures, deadline=deadline)
+        if options.export:
+            model.export(options.export)
+    except OutOfTimeError as exc:
+        return stopped_outcome(instance, schedules, objective, str(exc))
+    build_time = clock()
+    outcome = model.solve(deadline)
+    outcome.info["build_time"] = build_time
+    return outcome
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's kernel
+    (warm starts)."""
+    warm_prepare()

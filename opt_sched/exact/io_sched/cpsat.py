@@ -13,45 +13,35 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ...errors import OptionError
 from ...instance import Instance
-from .base import CpsatModel, Outcome, build_and_solve
-from .common import CpsatSettings, ModelData, Retimed, Structure
+from ...objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ...operations import one_pack_partitions, pack_starts
+from ..cpsat.base import CpsatModel
+from ..cpsat.common import ModelData, Retimed, Structure, structure_from_schedule
+from ..cpsat.settings import ScheduleCpsatSettings
+from ..deadline import Deadline, OutOfTimeError, Stopwatch
+from ..result import Outcome
+from ..warm import prepare as warm_prepare
+from ..warm import stopped_outcome, warm_schedules
 
-__all__ = ["IoSchedModel", "io_sched_data", "one_pack_partitions", "round_robin"]
+__all__ = ["OBJECTIVES", "OPTIONS", "IoSchedCpsat", "io_sched_data", "round_robin",
+           "run"]
 
+OPTIONS = ScheduleCpsatSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
-def one_pack_partitions(instance: Instance) -> list[int]:
-    """``k(i)``: the job's partition, or 0 on a one-partition platform.
-
-    Raises
-    ------
-    OptionError
-        A job without partition on a multi-partition platform, or any
-        dependency (IO-SCHED has none).
-    """
-    if instance.has_dependencies:
-        raise OptionError(f"problem='io-sched': instance {instance.name!r} has "
-                          "dependencies (after); use problem='hpc-io' or 'packs'")
-    out = []
-    for job in instance.jobs:
-        if job.partition is None:
-            if instance.platform.num_partitions != 1:
-                raise OptionError(f"problem='io-sched': job {job.id!r} has "
-                                  "partition=None on a multi-partition platform")
-            out.append(0)
-        else:
-            out.append(job.partition)
-    return out
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives (:data:`opt_sched.objectives.OBJECTIVES`)."""
 
 
-def io_sched_data(instance: Instance, resolution: float | None = None) -> ModelData:
+def io_sched_data(instance: Instance, resolution: float | None = None,
+                  deadline: Deadline | None = None) -> ModelData:
     """:class:`ModelData` of the one-pack problem (pack starts on the grid)."""
     partition = one_pack_partitions(instance)
-    starts = [max(job.release for job, k2 in zip(instance.jobs, partition) if k2 == k)
-              for k in sorted(set(partition))]
+    starts = pack_starts(instance, partition)
     return ModelData.build(instance, [(k,) for k in partition], resolution,
-                           extra_times=starts)
+                           extra_times=[starts[k] for k in sorted(starts)],
+                           deadline=deadline)
 
 
 def round_robin(data: ModelData) -> Structure:
@@ -61,7 +51,7 @@ def round_robin(data: ModelData) -> Structure:
     ops: list[list[tuple[int, int]]] = [[] for _ in
                                         range(data.instance.platform.num_partitions)]
     keys = sorted((q, j) for j in range(data.num_jobs)
-                  for q in range(len(data.phases[j].ops)))
+                  for q in range(data.phases[j].count))
     for q, j in keys:
         ops[partition[j]].append((j, q))
     return Structure(partition, tuple(tuple(o) for o in ops),
@@ -75,7 +65,7 @@ def _packs(data: ModelData, partition: Sequence[int]
                   if k in partition else ()) for k in range(num))
 
 
-class IoSchedModel(CpsatModel):
+class IoSchedCpsat(CpsatModel):
     """IO-SCHED as one disjunctive machine (the I/O node) per partition.
 
     Variables: ``s_iq`` per operation (interval of fixed length ``d_iq``);
@@ -86,18 +76,16 @@ class IoSchedModel(CpsatModel):
 
     problem = "io-sched"
 
-    def __init__(self, data: ModelData, objective: str, settings: CpsatSettings, *,
-                 lower_bound: float = 0.0, warm: Sequence[Structure] = (),
-                 symmetry: bool = True) -> None:
+    def __init__(self, data: ModelData, objective: str,
+                 settings: ScheduleCpsatSettings, *, lower_bound: float = 0.0,
+                 warm: Sequence[Structure] = (),
+                 deadline: Deadline | None = None) -> None:
         self.partition = [ks[0] for ks in data.allowed]
-        self.pack_start = {}
-        for i, k in enumerate(self.partition):
-            release = data.instance.jobs[i].release
-            self.pack_start[k] = max(self.pack_start.get(k, release), release)
+        self.pack_start = pack_starts(data.instance, self.partition)
         self.pack_start_ticks = {k: data.grid.up(t) for k, t in self.pack_start.items()}
-        self.use_symmetry = symmetry
+        self.use_symmetry = settings.symmetry
         super().__init__(data, objective, settings, lower_bound=lower_bound,
-                         warm=warm or [round_robin(data)])
+                         warm=warm or [round_robin(data)], deadline=deadline)
 
     def _extra_start_ticks(self) -> list[int]:
         return list(self.pack_start_ticks.values())
@@ -134,8 +122,9 @@ class IoSchedModel(CpsatModel):
     def _node_capacity(self) -> None:
         """The one pack of ``k`` fits: :math:`\\sum_{k(i)=k} Q_i \\le P_k`.
 
-        A data check, not a constraint: the model is infeasible otherwise
-        (detected before building, see :func:`solve_io_sched`).
+        A data check, not a constraint: the problem is infeasible otherwise,
+        for every backend (:func:`opt_sched.exact.problems.infeasibility`,
+        checked before any model is built).
         """
 
     def _symmetry_breaking(self) -> None:
@@ -180,40 +169,39 @@ class IoSchedModel(CpsatModel):
                     for k, t in self.pack_start.items()), default=0.0)
 
 
-def warm_structures(instance: Instance, data: ModelData) -> list[Structure]:
-    """Structures of the simulator's one-pack schedules under every I/O
-    policy (when :mod:`opt_sched.simulation` is available), plus
-    :func:`round_robin`."""
-    from .common import structure_from_schedule
+def run(instance: Instance, objective: str, options: ScheduleCpsatSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """Build and solve :class:`IoSchedCpsat` (see :func:`opt_sched.solve`).
 
-    out = [round_robin(data)]
-    try:
-        from ...simulation import POLICY_NAMES, OnePackPlan, simulate
-    except ImportError:
-        return out
-    for policy in POLICY_NAMES:
-        schedule = simulate(instance, OnePackPlan(), policy=policy)
-        out.append(structure_from_schedule(instance, data.phases, schedule))
-    return out
-
-
-def solve_io_sched(instance: Instance, objective: str, settings: CpsatSettings, *,
-                   lower_bound: float = 0.0, resolution: float | None = None,
-                   symmetry: bool = True, warm: bool = True,
-                   export: str | None = None) -> Outcome:
-    """Build and solve :class:`IoSchedModel` (see :func:`opt_sched.solve`)."""
-    from .common import Stopwatch
-
+    The warm starts are the simulator's one-pack schedules under every I/O
+    policy (:func:`opt_sched.exact.warm.warm_schedules`) and
+    :func:`round_robin`; if the deadline passes while the model is being
+    built, the best of those schedules is the answer.
+    """
     clock = Stopwatch()
-    data = io_sched_data(instance, resolution)
-    partition = [ks[0] for ks in data.allowed]
-    for k in set(partition):
-        used = sum(job.nodes for job, k2 in zip(instance.jobs, partition) if k2 == k)
-        if used > instance.platform.partitions[k].nodes:
-            return Outcome("infeasible", None, None, clock(), {
-                "reason": f"partition {k}: one pack needs {used} nodes, has "
-                          f"{instance.platform.partitions[k].nodes}"})
-    structures = warm_structures(instance, data) if warm else [round_robin(data)]
-    model = IoSchedModel(data, objective, settings, lower_bound=lower_bound,
-                         warm=structures, symmetry=symmetry)
-    return build_and_solve(model, clock, export)
+    schedules = warm_schedules(instance, "io-sched", deadline=deadline) \
+        if options.warm else []
+    try:
+        data = io_sched_data(instance, options.resolution, deadline)
+        structures = [round_robin(data)]
+        for _, schedule in schedules:
+            deadline.check("the warm starts")
+            structures.append(structure_from_schedule(instance, data.phases,
+                                                      schedule))
+        model = IoSchedCpsat(data, objective, options,
+                             lower_bound=lower_bound or 0.0, warm=structures,
+                             deadline=deadline)
+        if options.export:
+            model.export(options.export)
+    except OutOfTimeError as exc:
+        return stopped_outcome(instance, schedules, objective, str(exc))
+    build_time = clock()
+    outcome = model.solve(deadline)
+    outcome.info["build_time"] = build_time
+    return outcome
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's kernel
+    (warm starts)."""
+    warm_prepare()

@@ -1,5 +1,5 @@
-"""Pack partitioning as a level-packing MILP, plus packs onto I/O nodes
-(``models/packs-milp.md``).
+"""The pack variant of HPC-IO as a level-packing MILP, plus packs onto I/O
+nodes (``models/packs-milp.md``).
 
 The pack variant of HPC-IO (SPEC §3 rule 6) cut into two steps:
 
@@ -12,8 +12,9 @@ The pack variant of HPC-IO (SPEC §3 rule 6) cut into two steps:
    both capacity constraints are linear.
 2. *Execute* the pack plan with the simulator
    (:func:`opt_sched.simulation.simulate` with a
-   :class:`~opt_sched.simulation.PackPlan`) and validate the schedule; the
-   reported objective is that schedule's makespan.
+   :class:`~opt_sched.simulation.PackPlan`); the front door certifies the
+   schedule (:mod:`opt_sched.exact.certify`), and the reported objective is
+   its makespan.
 
 What the bound proves. In every pack schedule (rules 1-6) the jobs of a pack
 start together (so a pack fits ``P``), pack ``p+1`` of a partition starts
@@ -31,21 +32,65 @@ which is then the combinatorial bound of :func:`opt_sched.bounds.lower_bound`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import OptionError, PlanError, SolverError
 from ...instance import Instance
-from ..result import Result, SolveStatus
-from .backend import export_model, load_pulp, settings_from_options, solve_milp
-from .io_sched import validated_value
+from ...objectives import objective_value
+from ..deadline import Deadline
+from ..milp.backend import (
+    BACKENDS,
+    MilpSettings,
+    export_model,
+    load_pulp,
+    solve_milp,
+    solver_time,
+)
+from ..milp.backend import prepare as milp_prepare
+from ..result import Outcome, Result, SolveStatus
+from ..warm import prepare as warm_prepare
+from ..warm import warm_methods
 
-__all__ = ["LevelData", "LevelPackingMilp", "level_data", "solve_packs"]
+__all__ = ["OBJECTIVES", "OPTIONS", "LevelData", "PacksMilp", "PacksMilpSettings",
+           "level_data", "planned_makespan", "run", "solve_packs"]
 
-_BOUND_TOL = 1e-6
-"""Relative tolerance for "the proven bound does not exceed the objective"."""
+OBJECTIVES = ("makespan",)
+"""A planned pack has no contention, so every planned stretch is 1: the model
+plans the makespan only."""
+
+
+@dataclass(frozen=True)
+class PacksMilpSettings(MilpSettings):
+    """The options record of this model: :class:`MilpSettings`, plus
+    ``io_nodes`` (``R``: plan on partitions ``0..R-1``; ``None``: all),
+    ``sensibility`` (``S`` of Make-Pack's I/O cap, eq. 4; ``None`` or
+    ``inf``: no cap) and ``policy`` (the simulator's I/O policy for the
+    execution, or ``"best"``: the policy whose makespan is smallest)."""
+
+    io_nodes: int | None = None
+    sensibility: float | None = None
+    policy: str = "best"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.sensibility is not None and (
+                isinstance(self.sensibility, bool)
+                or not isinstance(self.sensibility, (int, float))
+                or math.isnan(self.sensibility) or not self.sensibility > 0):
+            raise OptionError(f"sensibility={self.sensibility!r} must be a number > 0")
+        if self.policy != "best":
+            from ...simulation import POLICY_NAMES
+
+            if self.policy not in POLICY_NAMES:
+                raise OptionError(f"policy={self.policy!r} is not one of best, "
+                                  + ", ".join(POLICY_NAMES))
+
+
+OPTIONS = PacksMilpSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +188,7 @@ def level_data(instance: Instance, io_nodes: int | None = None,
                      else float(sensibility))
 
 
-class LevelPackingMilp:
+class PacksMilp:
     """Level packing with pack-to-I/O-node assignment (``models/packs-milp.md``).
 
     Build order: :meth:`_variables`, :meth:`_constraints` (one method per
@@ -379,99 +424,61 @@ def planned_makespan(instance: Instance, rows: list[list[tuple[str, ...]]],
 
 
 def _heuristic_rows(data: LevelData) -> list[list[tuple[str, ...]]] | None:
-    """Make-Pack (with ``S``) or First-Fit (without) + LPT packs, for a warm
-    start; ``None`` when the heuristics are unavailable or do not apply."""
-    try:
-        from ...heuristics import pack_plan
-    except ImportError:
-        return None
-    method = "first-fit" if data.sensibility is None else "make-pack"
-    try:
-        plan = pack_plan(data.instance, method, data.sensibility or 1.0,
-                         io_nodes=data.io_nodes)
-    except (OptionError, PlanError):
-        return None
-    return [[tuple(pack) for pack in row] for row in plan.packs[:data.io_nodes]]
+    """The warm pack plan: among the warm pack methods
+    (:func:`opt_sched.exact.warm.warm_methods`, with the model's cap), the
+    plan of smallest planned makespan; ``None`` when there is none."""
+    best: tuple[float, list[list[tuple[str, ...]]]] | None = None
+    for method in warm_methods(data.instance, "packs", sensibility=data.sensibility,
+                               io_nodes=data.io_nodes):
+        plan = method.plan(data.instance)
+        rows = [[tuple(pack) for pack in row] for row in plan.packs[:data.io_nodes]]
+        value = planned_makespan(data.instance, rows, data.bandwidth)
+        if best is None or value < best[0]:
+            best = (value, rows)
+    return None if best is None else best[1]
 
 
 # -- front door --------------------------------------------------------------------
-def solve_packs(instance: Instance, objective: str = "makespan", backend: str = "cbc",
-                time_limit: float = 60.0, io_nodes: int | None = None,
-                sensibility: float | None = None, export: str | None = None, *,
-                policy: str = "best", **options: Any) -> Result:
-    """Plan packs with the level-packing MILP, then execute and validate them.
+def run(instance: Instance, objective: str, options: PacksMilpSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """Plan packs with the level-packing MILP, then execute them (see
+    :func:`opt_sched.solve`).
 
-    Parameters
-    ----------
-    instance
-        Identical partitions (at least the first ``io_nodes``), no
-        dependencies. Releases are ignored by the plan and honoured by the
-        simulator.
-    objective
-        Only ``"makespan"`` (a planned pack has no contention, so every
-        planned stretch is 1).
-    backend, time_limit, export
-        As in :func:`~opt_sched.exact.milp.io_sched.solve_io_sched`.
-    io_nodes
-        ``R``: plan on partitions ``0..R-1`` (default: all).
-    sensibility
-        ``S`` of Make-Pack's I/O cap (eq. 4); ``None`` or ``inf``: no cap.
-    policy
-        The simulator's I/O policy, or ``"best"`` (default): the policy whose
-        validated makespan is smallest.
-    **options
-        ``gap_rel``, ``threads``, ``seed``, ``warm_start``, ``msg``.
-
-    Returns
-    -------
-    Result
-        ``objective``: the validated simulated makespan of the plan;
-        ``lower_bound``: see the module doc (the MILP's bound only without a
-        cap and with all partitions). ``info["planned_makespan"]`` is the
-        contention-free makespan of the plan, ``info["planned_bound"]`` the
-        solver's bound on it. ``OPTIMAL`` only when the validated makespan
-        meets the proven lower bound.
+    The outcome's bound is the MILP's proven bound on the planned makespan,
+    and only without a cap and with all partitions (module doc); the front
+    door adds the combinatorial bound. ``info["planned_makespan"]`` is the
+    contention-free makespan of the plan, ``info["planned_bound"]`` the
+    solver's bound on it.
     """
-    clock = time.perf_counter()
-    if objective != "makespan":
-        raise OptionError(f"packs MILP: objective={objective!r} is not supported "
-                          "(only 'makespan': planned packs have stretch 1)")
-    settings = settings_from_options(backend, time_limit, options)
-    data = level_data(instance, io_nodes, sensibility)
-    model = LevelPackingMilp(data)
+    data = level_data(instance, options.io_nodes, options.sensibility)
+    model = PacksMilp(data)
     info: dict[str, Any] = {**model.statistics(), "sensibility": data.sensibility,
                             "io_nodes": data.io_nodes}
-    if export is not None:
-        info["export"] = str(export_model(model.prob, export))
+    if options.export is not None:
+        info["export"] = str(export_model(model.prob, options.export))
     start_rows = None
-    if settings.warm_start:
+    if options.warm_start:
         start_rows = _heuristic_rows(data)
         if start_rows is not None and not model.warm_start(start_rows):
             start_rows = None
         info["warm_start"] = start_rows is not None
+    settings = dataclasses.replace(options, time_limit=solver_time(deadline))
     solution = solve_milp(model.prob, settings)
     info.update({"solver_status": solution.solver_status, "mode": solution.mode,
                  "bound_source": solution.bound_source,
                  "planned_bound": solution.bound, "solver_time": solution.wall_time})
-    from ...bounds import lower_bound
-
-    combinatorial = lower_bound(instance, "makespan")
-    info["combinatorial_bound"] = combinatorial
     proves = (data.sensibility is None
               and data.io_nodes == instance.platform.num_partitions)
     info["planned_bound_is_lower_bound"] = proves
-    lower = combinatorial
+    bound = None
     if proves and solution.bound is not None and math.isfinite(solution.bound):
-        lower = max(lower, solution.bound)
-    common = {"problem": "packs", "objective_name": "makespan",
-              "solver": settings.backend, "info": info}
+        bound = solution.bound
     if solution.status is SolveStatus.INFEASIBLE:
-        raise SolverError(f"packs MILP: backend={settings.backend!r} reports the "
+        raise SolverError(f"packs MILP: backend={options.backend!r} reports the "
                           "model infeasible, but one job per pack is a solution")
     if solution.status is SolveStatus.TIMEOUT_NO_SOLUTION:
         if start_rows is None:
-            return Result(SolveStatus.TIMEOUT_NO_SOLUTION, None, lower,
-                          time.perf_counter() - clock, None, **common)
+            return Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, None, bound, info)
         # the warm start is a known incumbent even if the solver dropped it
         info["incumbent"] = "heuristic warm start"
         rows = start_rows
@@ -479,24 +486,17 @@ def solve_packs(instance: Instance, objective: str = "makespan", backend: str = 
         rows = model.packs_from(dict(solution.values))
     info["planned_makespan"] = planned_makespan(instance, rows, data.bandwidth)
     info["packs"] = sum(len(row) for row in rows)
-    schedule, value, chosen = _execute(instance, rows, policy)
-    info["policy"] = chosen
-    tol = _BOUND_TOL * max(1.0, abs(value))
-    if lower > value + tol:
-        raise SolverError(f"packs MILP: proven bound {lower:.9g} exceeds the "
-                          f"validated makespan {value:.9g}")
-    lower = min(lower, value)
-    status = SolveStatus.OPTIMAL if value - lower <= tol * 1e-3 \
-        else SolveStatus.FEASIBLE
     info["plan_status"] = str(solution.status)
-    return Result(status, value, lower, time.perf_counter() - clock, schedule,
-                  **common)
+    schedule, chosen = _execute(instance, rows, options.policy)
+    info["policy"] = chosen
+    # a plan solved to optimality is not an optimal schedule: certify decides
+    return Outcome(SolveStatus.FEASIBLE, schedule, bound, info)
 
 
 def _execute(instance: Instance, rows: list[list[tuple[str, ...]]], policy: str
-             ) -> tuple[Any, float, str]:
+             ) -> tuple[Any, str]:
     """Simulate the pack plan under ``policy`` (or every policy for
-    ``"best"``), validate, and return the best schedule, value and policy."""
+    ``"best"``); the schedule of smallest makespan and its policy."""
     from ...simulation import POLICY_NAMES, PackPlan, simulate
 
     full = rows + [[] for _ in range(instance.platform.num_partitions - len(rows))]
@@ -505,8 +505,48 @@ def _execute(instance: Instance, rows: list[list[tuple[str, ...]]], policy: str
     best: tuple[Any, float, str] | None = None
     for name in names:
         schedule = simulate(instance, plan, name)
-        value = validated_value(instance, schedule, "makespan")
+        value = objective_value(instance, schedule, "makespan")
         if best is None or value < best[1]:
             best = (schedule, value, name)
     assert best is not None
-    return best
+    return best[0], best[2]
+
+
+def solve_packs(instance: Instance, objective: str = "makespan", backend: str = "cbc",
+                time_limit: float = 60.0, io_nodes: int | None = None,
+                sensibility: float | None = None, export: str | None = None,
+                **options: Any) -> Result:
+    """:func:`opt_sched.solve` with ``problem="packs"`` on a MILP backend.
+
+    Parameters
+    ----------
+    instance
+        Identical partitions (at least the first ``io_nodes``), no
+        dependencies. Releases are ignored by the plan and honoured by the
+        simulator.
+    objective
+        Only ``"makespan"``.
+    backend, time_limit, export
+        As in :func:`opt_sched.solve` (``backend``: ``"cbc"`` or ``"highs"``).
+    io_nodes, sensibility, **options
+        The fields of :class:`PacksMilpSettings`.
+
+    Returns
+    -------
+    Result
+        Certified: ``objective`` the validated simulated makespan of the
+        plan; ``OPTIMAL`` only when it meets the proven lower bound.
+    """
+    from ..solve import solve
+
+    if backend not in BACKENDS:
+        raise OptionError(f"backend={backend!r} is not one of {', '.join(BACKENDS)}")
+    return solve(instance, "packs", objective, backend, time_limit, export=export,
+                 io_nodes=io_nodes, sensibility=sensibility, **options)
+
+
+def prepare(options: MilpSettings) -> None:
+    """One-time set-up before the time limit runs: PuLP, HiGHS' mode, the
+    simulator's kernel."""
+    milp_prepare(options.backend)
+    warm_prepare()
