@@ -192,6 +192,31 @@ def claims_table(points: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
                 "correlation of idle ratio and mean stretch over the runs", corr,
                 _check(corr, every, lambda v=corr: all(v[k] > 0 for k in every)),
                 "every strategy > 0"))
+            efficient = fam[fam["idle_ratio"] < 0.10]
+            low_idle = _means(efficient, "mean_stretch")
+            counts = ", ".join(f"{LABELS[k]} {n}" for k, n in
+                               efficient.groupby("strategy").size().items())
+            for char in ("char-dec", "char-inc"):
+                others = [k for k in every if k != char and k in low_idle]
+                rows.append(_row(
+                    "Fig. 9: on efficient workloads (idle ratio < 10 %), Char has "
+                    "the lowest mean stretch", label,
+                    f"mean stretch over the runs with idle ratio < 0.10 (runs: "
+                    f"{counts or 'none'})",
+                    low_idle,
+                    (all(low_idle[char] < low_idle[k] for k in others)
+                     if char in low_idle and others else None),
+                    f"{LABELS[char]} < every other strategy present"))
+            slope = {k: float(np.polyfit(g["idle_ratio"], g["mean_stretch"], 1)[0])
+                     for k, g in fam.groupby("strategy") if len(g) > 2}
+            for char in ("char-dec", "char-inc"):
+                rows.append(_row(
+                    "Fig. 9: as idle time grows, Char's stretch rises fastest", label,
+                    "least-squares slope of mean stretch against idle ratio",
+                    slope,
+                    _check(slope, every, lambda v=slope, c=char: all(
+                        v[c] > v[k] for k in every if k != c)),
+                    f"{LABELS[char]} slope > every other strategy's"))
             idle = _means(fam, "idle_ratio")
             rows.append(_row(
                 "Fig. 9: LS has a lower idle ratio than Random and Max", label,
