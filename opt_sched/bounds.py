@@ -49,12 +49,12 @@ Max-stretch bounds:
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .errors import OptionError
 from .instance import Instance, Job
@@ -101,7 +101,8 @@ def edf_max_lateness(releases: Sequence[float] | np.ndarray,
     urgent operation is released. This minimises the maximum lateness
     ``max_j (C_j - d_j)`` over all preemptive schedules (Horn 1974). An
     operation of zero duration is placed at its release (``C_j = r_j``), which
-    a preemptive schedule can always do. ``O(n log n)`` with a binary heap.
+    a preemptive schedule can always do. ``O(n log n)`` with a binary heap,
+    compiled (numba); ``expired`` is asked once, before the sweep.
 
     Parameters
     ----------
@@ -133,34 +134,71 @@ def edf_max_lateness(releases: Sequence[float] | np.ndarray,
     keep = ~zero
     if not keep.any():
         return worst
+    if expired is not None and expired():
+        raise _OutOfTimeError
     order = np.argsort(r[keep], kind="stable")
-    rel = r[keep][order].tolist()
-    dur = p[keep][order].tolist()
-    due = d[keep][order].tolist()
-    n = len(rel)
-    push, pop, replace = heapq.heappush, heapq.heappop, heapq.heapreplace
-    heap: list[tuple[float, int, float]] = []  # (deadline, position, remaining)
+    return max(worst, float(_edf_kernel(r[keep][order], p[keep][order],
+                                        d[keep][order])))
+
+
+@njit(cache=True)
+def _edf_kernel(rel, dur, due):
+    """Preemptive EDF over operations sorted by release (positive durations):
+    ``max_j (C_j - d_j)``. A binary heap of positions keyed by ``(d, position)``
+    holds the released unfinished operations with their remaining work."""
+    n = rel.shape[0]
+    heap = np.empty(n, np.int64)
+    left = dur.copy()
+    size = 0
+    worst = -np.inf
     time = rel[0]
     nxt = 0
-    steps = 0
-    while nxt < n or heap:
-        steps += 1
-        if expired is not None and steps % 4096 == 0 and expired():
-            raise _OutOfTimeError
-        if not heap and time < rel[nxt]:
+    while nxt < n or size > 0:
+        if size == 0 and time < rel[nxt]:
             time = rel[nxt]
         while nxt < n and rel[nxt] <= time:
-            push(heap, (due[nxt], nxt, dur[nxt]))
+            # push nxt
+            i = size
+            size += 1
+            while i > 0:
+                parent = (i - 1) >> 1
+                q = heap[parent]
+                if due[nxt] < due[q] or (due[nxt] == due[q] and nxt < q):
+                    heap[i] = q
+                    i = parent
+                else:
+                    break
+            heap[i] = nxt
             nxt += 1
-        deadline, position, remaining = heap[0]
-        next_release = rel[nxt] if nxt < n else math.inf
-        if time + remaining <= next_release:
-            pop(heap)
-            time += remaining
-            if time - deadline > worst:
-                worst = time - deadline
+        top = heap[0]
+        next_release = rel[nxt] if nxt < n else np.inf
+        if time + left[top] <= next_release:
+            time += left[top]
+            if time - due[top] > worst:
+                worst = time - due[top]
+            # pop the root
+            size -= 1
+            if size > 0:
+                last = heap[size]
+                i = 0
+                while True:
+                    c = 2 * i + 1
+                    if c >= size:
+                        break
+                    hc = heap[c]
+                    if c + 1 < size:
+                        hr = heap[c + 1]
+                        if due[hr] < due[hc] or (due[hr] == due[hc] and hr < hc):
+                            c += 1
+                            hc = hr
+                    if due[hc] < due[last] or (due[hc] == due[last] and hc < last):
+                        heap[i] = hc
+                        i = c
+                    else:
+                        break
+                heap[i] = last
         else:  # run until the next release, which may preempt
-            replace(heap, (deadline, position, remaining - (next_release - time)))
+            left[top] -= next_release - time
             time = next_release
     return worst
 

@@ -292,9 +292,18 @@ class Job:
 
 
 def _check_phase_values(where: str, name: str, values: tuple) -> tuple[float, ...]:
+    """The values as floats, each checked by :func:`_check_number` (a long
+    tuple of floats is checked at once with numpy; the first bad value then
+    gets the same one-line message from the per-value path)."""
     if len(values) > MAX_ITERATIONS:
         raise InstanceError(f"{where}: iterations={len(values):,} exceeds the limit "
                             f"{MAX_ITERATIONS:,}")
+    if len(values) >= 16 and all(type(v) is float for v in values):
+        array = np.fromiter(values, float, len(values))
+        if (np.isfinite(array).all() and array.min() >= 0.0
+                and array.max() <= MAX_VALUE
+                and not ((array != 0) & (array < MIN_NORMAL)).any()):
+            return values
     out = []
     for index, value in enumerate(values):
         out.append(_check_number(where, f"{name}[{index}]", value))
@@ -375,6 +384,27 @@ class Instance:
     @property
     def num_jobs(self) -> int:
         return len(self.jobs)
+
+    @cached_property
+    def phase_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(off, w, v)``: every phase of every job as flat read-only arrays,
+        job after job; job ``i`` owns ``off[i]:off[i+1]``, ``w`` are the
+        compute lengths ``w_ij`` and ``v`` the I/O volumes ``v_ij``."""
+        jobs = self.jobs
+        n = len(jobs)
+        counts = np.fromiter((job.iterations for job in jobs), np.int64, n)
+        off = np.zeros(n + 1, np.int64)
+        np.cumsum(counts, out=off[1:])
+        total = int(off[-1])
+        if total > 8 * n:  # long jobs: concatenate their cached arrays
+            w = np.concatenate([job.compute_array for job in jobs])
+            v = np.concatenate([job.volume_array for job in jobs])
+        else:
+            w = np.fromiter((x for job in jobs for x in job.compute), float, total)
+            v = np.fromiter((x for job in jobs for x in job.io_volume), float, total)
+        for array in (off, w, v):
+            array.setflags(write=False)
+        return off, w, v
 
     @property
     def num_io_phases(self) -> int:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
-from itertools import chain
 
 import numpy as np
 
@@ -53,11 +52,8 @@ class Exclusive:
     def attach(self, instance: Instance) -> None:
         jobs = instance.jobs
         n = len(jobs)
-        counts = np.array([len(j.compute) for j in jobs], np.int64)
-        off = np.zeros(n + 1, np.int64)
-        np.cumsum(counts, out=off[1:])
-        w = np.array(list(chain.from_iterable(j.compute for j in jobs)), float)
-        v = np.array(list(chain.from_iterable(j.io_volume for j in jobs)), float)
+        off, w, v = instance.phase_arrays
+        counts = np.diff(off)
         self._n = n
         self._off = off
         self._offl = off.tolist()

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..borrow import borrow
 from ..simulation.kernel import (
     MODE_FIFO,
     MODE_STRETCH,
@@ -61,6 +62,26 @@ def start_jobs(jobs, parts, t, n, ph_off, part, cur, status, jstart,
     """Start ``jobs[m]`` on ``parts[m]`` at ``t``: copy the partition's phase
     durations, keys and work-done values, and schedule the first compute
     end."""
+    jobs = borrow(jobs)
+    parts = borrow(parts)
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    ev_kind = borrow(ev_kind)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    d = borrow(d)
+    key = borrow(key)
+    done = borrow(done)
+    d_by_part = borrow(d_by_part)
+    key_by_part = borrow(key_by_part)
+    done_by_part = borrow(done_by_part)
+    cstart = borrow(cstart)
     for m in range(jobs.shape[0]):
         j = jobs[m]
         k = parts[m]
@@ -174,6 +195,30 @@ def advance(until, n, mode, ph_off, part, cur, status, jstart,
     there (in ``ended``). The I/O choices of instant ``t`` are left to
     :func:`settle`.
     """
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    ev_kind = borrow(ev_kind)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    d = borrow(d)
+    key = borrow(key)
+    done = borrow(done)
+    cstart = borrow(cstart)
+    iostart = borrow(iostart)
+    io_job = borrow(io_job)
+    wlen = borrow(wlen)
+    wheap = borrow(wheap)
+    wkey = borrow(wkey)
+    wreq = borrow(wreq)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    ended = borrow(ended)
     while True:
         while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
             meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
@@ -198,6 +243,30 @@ def settle(t, n, mode, ph_off, part, cur, status, jstart,
     """Finish instant ``t`` after the scheduler's starts: apply the events
     they created at ``t``; if jobs end, return their count (choices
     deferred again), else let the touched I/O nodes choose and return 0."""
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    ev_kind = borrow(ev_kind)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    d = borrow(d)
+    key = borrow(key)
+    done = borrow(done)
+    cstart = borrow(cstart)
+    iostart = borrow(iostart)
+    io_job = borrow(io_job)
+    wlen = borrow(wlen)
+    wheap = borrow(wheap)
+    wkey = borrow(wkey)
+    wreq = borrow(wreq)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    ended = borrow(ended)
     count = _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
                            ev_t, ev_p, ev_kind, heap, meta, w, d, key,
                            cstart, iostart, io_job, wlen, wheap, wkey, wreq,
@@ -214,6 +283,16 @@ def kill(j, n, mode, part, status, io_job, wlen, wheap, wkey, wreq,
          touched, flag, meta):
     """Stop running job ``j``: its pending event goes stale, it leaves the
     waiting heap of its I/O node, and a node it was using frees now."""
+    part = borrow(part)
+    status = borrow(status)
+    io_job = borrow(io_job)
+    wlen = borrow(wlen)
+    wheap = borrow(wheap)
+    wkey = borrow(wkey)
+    wreq = borrow(wreq)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    meta = borrow(meta)
     if status[j] != RUNNING:
         return
     status[j] = KILLED

@@ -138,12 +138,8 @@ class Shared:
     def attach(self, instance: Instance) -> None:
         jobs = instance.jobs
         n = len(jobs)
-        counts = np.fromiter((j.iterations for j in jobs), np.int64, n)
-        off = np.zeros(n + 1, np.int64)
-        np.cumsum(counts, out=off[1:])
+        off, w, v = instance.phase_arrays
         nph = int(off[-1])
-        w = np.fromiter((x for j in jobs for x in j.compute), float, nph)
-        v = np.fromiter((x for j in jobs for x in j.io_volume), float, nph)
         bands = np.asarray([p.bandwidth for p in instance.platform.partitions])
         R = len(bands)
         caps = bands.copy() if self.max_rate is None else np.minimum(

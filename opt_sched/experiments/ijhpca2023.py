@@ -163,7 +163,7 @@ def run_point(family: str, profile: str, alpha: float, seed: int, strategy: str,
                               variant=variant)
     inst = gen.instance
     schedule = replay(inst, _scheduler(strategy, seed), execution, policy="fifo",
-                      estimate="exact")
+                      estimate="exact", record_machines=False)
     assert_feasible(inst, schedule)
     stats = summary(inst, schedule)
     table = job_table(inst, schedule)

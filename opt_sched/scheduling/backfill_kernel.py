@@ -48,8 +48,8 @@ import math
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
-from numba.extending import intrinsic
+
+from ..borrow import borrow
 
 from . import profile as pf
 
@@ -68,29 +68,6 @@ G_SLOTTOP, G_NRUN, G_CHECK, G_ZERO, G_NSTARTED = 0, 1, 2, 3, 4
 
 EASY = 0
 CONSERVATIVE = 1
-
-
-@intrinsic
-def borrow(typingctx, array):
-    """A view of ``array`` that does no reference counting (no meminfo).
-
-    Every compiled call that receives an array otherwise updates its
-    reference count twice, atomically; with some twenty calls per job event
-    these updates took half of the replay time. A borrowed view is only
-    valid while its owner is alive: the compiled entry points borrow the
-    arrays their caller owns, and never return or keep the views.
-    """
-    def codegen(context, builder, signature, args):
-        kind = signature.args[0]
-        source = context.make_array(kind)(context, builder, value=args[0])
-        view = context.make_array(kind)(context, builder)
-        for name in ("nitems", "itemsize", "data", "shape", "strides"):
-            setattr(view, name, getattr(source, name))
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        view.parent = cgutils.get_null_value(view.parent.type)
-        return view._getvalue()
-
-    return array(array), codegen
 
 
 @njit(cache=True)

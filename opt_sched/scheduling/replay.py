@@ -31,6 +31,8 @@ import operator
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
+import numpy as np
+
 from ..errors import InternalError, OptionError
 from ..instance import Instance
 from ..schedule import JobSchedule, Schedule
@@ -95,10 +97,8 @@ class _Cluster:
                 raise InternalError(
                     f"scheduler {name!r} started job {ids[job]!r} (nodes={nodes}) at "
                     f"t={now:g} with {self._free_count[k]} free machines")
-            held = tuple(_numbers(free)[:nodes])
-            mask = 0
-            for m in held:
-                mask |= 1 << m
+            held = tuple(_numbers(free, nodes))
+            mask = _mask(held)
         else:
             mask = 0
             size = self._sizes[k]
@@ -125,22 +125,42 @@ class _Cluster:
 
     def release(self, job: int) -> RunningJob:
         run = self._running.pop(job)
-        mask = 0
-        for m in run.machines:
-            mask |= 1 << m
-        self._free[run.partition] |= mask
+        self._free[run.partition] |= _mask(run.machines)
         self._free_count[run.partition] += len(run.machines)
         return run
 
 
-def _numbers(mask: int) -> list[int]:
-    """The set bits of ``mask``, increasing."""
+_WIDE = 512
+"""Above this many machines, bit sets are converted with numpy (a Python
+loop over a wide ``int`` is quadratic: every step copies it)."""
+
+
+def _numbers(mask: int, limit: int | None = None) -> list[int]:
+    """The set bits of ``mask``, increasing (the first ``limit`` of them)."""
+    if mask.bit_length() > _WIDE:
+        raw = np.frombuffer(mask.to_bytes((mask.bit_length() + 7) // 8, "little"),
+                            np.uint8)
+        bits = np.flatnonzero(np.unpackbits(raw, bitorder="little"))
+        return bits[:limit].tolist()
     out = []
-    while mask:
+    while mask and (limit is None or len(out) < limit):
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def _mask(machines: Sequence[int]) -> int:
+    """The bit set of ``machines``."""
+    if len(machines) > _WIDE // 8:
+        bits = np.zeros(max(machines) + 1, np.bool_)
+        bits[list(machines)] = True
+        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(),
+                              "little")
+    mask = 0
+    for m in machines:
+        mask |= 1 << m
+    return mask
 
 
 @contextmanager
@@ -300,7 +320,8 @@ def _run_fused(fused, name: str, jobs, progress, report_every: int):
 def replay(instance: Instance, scheduler: str | Scheduler,
            execution: object = "exclusive", *, policy: str = "fifo",
            estimate: str = "walltime", kill_at_walltime: bool = False,
-           progress: Callable[[int, int], None] | None = None) -> Schedule:
+           progress: Callable[[int, int], None] | None = None,
+           record_machines: bool = True) -> Schedule:
     """Replay ``instance`` (its jobs arrive at their releases) under an
     online ``scheduler`` and an ``execution`` model.
 
@@ -325,6 +346,13 @@ def replay(instance: Instance, scheduler: str | Scheduler,
         schedule.
     progress
         Called as ``progress(ended, total)`` every few hundred job ends.
+    record_machines
+        Give every job its machine numbers in the schedule (Batsim's
+        ``allocated_resources``; rule 4 is then checked per machine). Off,
+        the schedule states only node counts: the machines are still
+        assigned and checked by the engine, but a batch of jobs holding tens
+        of thousands of machines each (seed 000's Mira workloads) is not
+        stored and validated machine by machine.
 
     Returns
     -------
@@ -357,7 +385,8 @@ def replay(instance: Instance, scheduler: str | Scheduler,
         phases = (all_phases() if all_phases is not None
                   else [model.phases(i) for i in range(len(jobs))])
         out = [JobSchedule(job.id, parts[i], ph.compute_starts, ph.io_starts,
-                           io_ends=ph.io_ends, machines=held[i],
+                           io_ends=ph.io_ends,
+                           machines=held[i] if record_machines else None,
                            killed_at=killed_at.get(i))
                for i, (job, ph) in enumerate(zip(instance.jobs, phases))]
         record = model.record().to_dict() if hasattr(model, "record") else None
