@@ -113,9 +113,10 @@ def test_random_order_follows_the_method_seed():
 @pytest.mark.parametrize("variant", ["calibrated", "literal"])
 def test_every_strategy_schedule_passes_the_validator(family, profile, variant):
     """Every registry strategy on a workload of each family and variant, at a
-    low and a high load; the policy spec is honoured (``/stretch``)."""
+    low and a high load; the policy spec is honoured (``/stretch``). (Few
+    jobs: a Mira replay numbers up to 49,152 machines per start.)"""
     for alpha in (0.2, 0.8):
-        inst = generate_ijhpca2023(family, profile, alpha, 1, jobs=12,
+        inst = generate_ijhpca2023(family, profile, alpha, 1, jobs=8,
                                    variant=variant).instance
         for strategy, spec in STRATEGY_SPECS.items():
             m = methods.method(spec)
@@ -190,12 +191,12 @@ def _workloads(draw):
     family = draw(st.sampled_from(["mira", "uniform"]))
     return (generate_ijhpca2023(family, draw(st.sampled_from(["bn", "no"])),
                                 draw(st.sampled_from([0.2, 0.5, 0.8])),
-                                draw(st.integers(0, 50)), jobs=10),
-            draw(st.integers(1, 10)), draw(st.integers(1, 10)),
+                                draw(st.integers(0, 50)), jobs=8),
+            draw(st.integers(1, 8)), draw(st.integers(1, 10)),
             draw(st.sampled_from([s for s in STRATEGY_SPECS if s != "ls"])))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=_workloads())
 def test_a_copy_is_a_relaxation(case):
     """The step of the relaxation argument: a feasible schedule of the

@@ -100,7 +100,8 @@ def _named_factory(scheduler: str, params: tuple[Param, ...]) -> SchedulerFactor
 def online_entry(name: str, summary: str, scheduler: str | SchedulerFactory, *,
                  params: tuple[Param, ...] = (),
                  supports: Callable[[Instance, Method], str | None] | None = None,
-                 execution: str = "exclusive", defaults: tuple[str, ...] = (),
+                 execution: str = "exclusive", record_machines: bool = False,
+                 defaults: tuple[str, ...] = (),
                  problems: tuple[str, ...] = ONLINE_PROBLEMS) -> MethodEntry:
     """The registry entry of an online scheduler run on a batch.
 
@@ -118,6 +119,13 @@ def online_entry(name: str, summary: str, scheduler: str | SchedulerFactory, *,
     execution
         The execution model (``exclusive``: seed 000's I/O node; the spec's
         policy orders its waiting I/O phases).
+    record_machines
+        State each job's machine numbers in the schedule
+        (:func:`~opt_sched.scheduling.replay`). Off by default: a batch
+        schedule is an HPC-IO schedule, whose nodes are interchangeable, so
+        the schedule states node counts (the engine still assigns and checks
+        machines); numbering tens of thousands of machines per Mira job costs
+        more than the whole replay.
     defaults, problems
         As :class:`~.entries.MethodEntry` (no defaults: online methods run
         when named, not in every ``compare``).
@@ -142,7 +150,8 @@ def online_entry(name: str, summary: str, scheduler: str | SchedulerFactory, *,
         from ..scheduling import replay
 
         return replay(instance, factory(method, seed), execution,
-                      policy=method.policy or "fifo", estimate="exact")
+                      policy=method.policy or "fifo", estimate="exact",
+                      record_machines=record_machines)
 
     return MethodEntry(name=name, summary=summary, build=_build, params=params,
                        supports=_supports, policy=True, problems=problems,
