@@ -21,6 +21,16 @@ Generators
 ``tucan``
     :func:`opt_sched.workloads.tucan_workload` -- ``batch`` (float,
     required).
+``ijhpca2023``
+    :func:`opt_sched.workloads.ijhpca2023.generate_ijhpca2023` (seed 000) --
+    ``family`` (``mira`` or ``uniform``, required), ``profile`` (``bn`` or
+    ``no``, required), ``alpha`` (float, required), ``seed`` (int,
+    required), ``variant`` (``calibrated`` or ``literal``, default
+    ``calibrated``), ``jobs`` (int, default 100), and the down-scaled copy
+    ``copy_jobs`` / ``copy_iterations`` (int, default none: the workload
+    itself): the first ``copy_jobs`` jobs, each cut to its first
+    ``copy_iterations`` iterations
+    (:func:`opt_sched.experiments.ijhpca2023.prefix_copy`).
 
 Tasks that share a *family* (the same draw: a generator's parameters other
 than the platform ones, or the same file) are run together in one chunk by
@@ -53,14 +63,16 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Parameter:
-    """A generator parameter: ``kind`` is ``"float"`` or ``"int"``; a
-    parameter without a default is required (``default=None`` with
-    ``required=False`` means "let the generator decide")."""
+    """A generator parameter: ``kind`` is ``"float"``, ``"int"`` or
+    ``"str"`` (one of ``choices``); a parameter without a default is
+    required (``default=None`` with ``required=False`` means "let the
+    generator decide")."""
 
     name: str
     kind: str
     required: bool = True
     default: Any = None
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,18 @@ def _build_tucan(params: Mapping[str, Any]) -> Instance:
     return tucan_workload(params["batch"])
 
 
+def _build_ijhpca2023(params: Mapping[str, Any]) -> Instance:
+    from ..experiments.ijhpca2023 import prefix_copy
+    from ..workloads.ijhpca2023 import generate_ijhpca2023
+
+    inst = generate_ijhpca2023(params["family"], params["profile"], params["alpha"],
+                               params["seed"], jobs=params["jobs"],
+                               variant=params["variant"]).instance
+    if params["copy_jobs"] is None and params["copy_iterations"] is None:
+        return inst
+    return prefix_copy(inst, params["copy_jobs"], params["copy_iterations"])
+
+
 GENERATORS: dict[str, Generator] = {
     "ics2020": Generator(
         "ics2020",
@@ -109,12 +133,28 @@ GENERATORS: dict[str, Generator] = {
          Parameter("n_jobs", "int", required=False, default=None)),
         _build_ics2020, platform_params=("io_nodes",)),
     "tucan": Generator("tucan", (Parameter("batch", "float"),), _build_tucan),
+    "ijhpca2023": Generator(
+        "ijhpca2023",
+        (Parameter("family", "str", choices=("mira", "uniform")),
+         Parameter("profile", "str", choices=("bn", "no")),
+         Parameter("alpha", "float"), Parameter("seed", "int"),
+         Parameter("variant", "str", required=False, default="calibrated",
+                   choices=("calibrated", "literal")),
+         Parameter("jobs", "int", required=False, default=100),
+         Parameter("copy_jobs", "int", required=False, default=None),
+         Parameter("copy_iterations", "int", required=False, default=None)),
+        _build_ijhpca2023),
 }
 
 
-def _coerce(where: str, kind: str, value: Any) -> Any:
+def _coerce(where: str, kind: str, value: Any,
+            choices: tuple[str, ...] = ()) -> Any:
     if value is None:
         return None
+    if kind == "str":
+        if not isinstance(value, str) or (choices and value not in choices):
+            raise SpecError(f"{where}={value!r} must be one of {', '.join(choices)}")
+        return value
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise SpecError(f"{where}={value!r} must be an integer")
@@ -147,7 +187,8 @@ def generator_source(name: str, params: Mapping[str, Any],
     values: dict[str, Any] = {}
     for p in gen.params:
         if p.name in params:
-            values[p.name] = _coerce(f"{where}.{p.name}", p.kind, params[p.name])
+            values[p.name] = _coerce(f"{where}.{p.name}", p.kind, params[p.name],
+                                     p.choices)
         elif p.required:
             raise SpecError(f"{where}.{p.name} is missing (generator {name!r} "
                             f"needs it)")

@@ -10,6 +10,7 @@
 - :mod:`.registry` -- entries, resolution, capability checks, defaults.
 - :mod:`.packs` -- ``make-pack``, ``first-fit`` and the ``lpt`` stage.
 - :mod:`.one_pack` -- ``one-pack``.
+- :mod:`.online` -- online schedulers on a batch: ``packs``, ``ls``.
 - :mod:`.catalog` -- the built-in registry lines.
 
 How to add a method (a heuristic or an online scheduler)

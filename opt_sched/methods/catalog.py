@@ -9,6 +9,7 @@ rows.
 from __future__ import annotations
 
 from .one_pack import ONE_PACK
+from .online import LS, PACKS
 from .packs import FIRST_FIT, LPT, MAKE_PACK
 from .registry import register, register_stage
 
@@ -20,3 +21,6 @@ register_stage(LPT, _builtin=True)
 register(ONE_PACK, _builtin=True)
 register(FIRST_FIT, _builtin=True)
 register(MAKE_PACK, _builtin=True)
+# online schedulers replayed on a batch (seed 000)
+register(PACKS, _builtin=True)
+register(LS, _builtin=True)

@@ -7,6 +7,8 @@ study. Each is ``write(spec, rows, out) -> list[Path]`` where ``rows`` is
 - ``ics2020``: the tables and figures of seed 003's evaluation
   (:mod:`.ics2020`), the same as ``scripts/reproduce_ics2020.py`` wrote
   before campaigns existed.
+- ``ijhpca2023``: the figures of seed 000's evaluation and the certified
+  gaps (:mod:`.ijhpca2023`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,15 @@ def _ics2020(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     return write(spec, rows, out)
 
 
+def _ijhpca2023(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
+    from .ijhpca2023 import write_report as write
+
+    return write(spec, rows, out)
+
+
 REPORTS: dict[str, Callable[[Any, Mapping[str, Any], Path], list[Path]]] = {
     "ics2020": _ics2020,
+    "ijhpca2023": _ijhpca2023,
 }
 
 
