@@ -9,9 +9,11 @@ overscheduling"), split by a *share rule*:
 - ``share="equal"``: every phase gets the same rate;
 - ``share="nodes"``: rates proportional to the jobs' node counts ``Q_i``;
 
-and each phase's rate is capped by ``max_rate`` (default ``b_k``). Rates are
-max-min fair under those weights and the cap (water filling): with the
-node's level ``lambda``, phase ``p`` runs at ``min(c, omega_p lambda)``.
+and each phase's rate is capped by ``max_rate`` (default ``b_k``) and, with
+``node_rate``, by ``max(Q_i, 1) * node_rate`` (a per-node client limit: a job
+on more nodes can move data faster alone). Rates are max-min fair under
+those weights and caps (water filling): with the node's level ``lambda``,
+phase ``p`` runs at ``min(c_p, omega_p lambda)``.
 They change only when a phase starts or ends, and a phase ends when the
 integral of its rate reaches its volume.
 
@@ -48,7 +50,7 @@ _STEP_KEYS = (
     "ph_off", "part", "cur", "status", "jstart", "ev_t", "ev_p", "heap", "meta",
     "w", "v", "cstart", "iostart", "ioend", "rem", "rate", "wgt", "act", "m_k",
     "pos", "t_last", "lam", "node_next", "svc", "tau", "sumw", "hsz", "zeros",
-    "bands", "caps", "eta_m", "eta_v", "seg_node", "seg_t", "seg_lam", "order",
+    "bands", "caps", "ncap", "eta_m", "eta_v", "seg_node", "seg_t", "seg_lam", "order",
     "touched", "flag", "ended")
 """The state arrays, in the order of the kernel's step functions."""
 
@@ -58,7 +60,9 @@ class RateRecord:
     """What the validator needs to recompute every rate of a ``shared``
     schedule.
 
-    ``share`` and ``caps[k]`` (the per-phase cap on partition ``k``) define
+    ``share``, ``caps[k]`` (the per-phase cap on partition ``k``) and
+    ``node_rate`` (``None``, or the cap per node of the job: a phase of a job
+    on ``Q_i`` nodes is also capped at ``max(Q_i, 1) * node_rate``) define
     the rule; ``eta`` the congestion points ``((m, eta), ...)`` (empty: 1);
     ``levels[k]`` the node's level after each change, as ``(t, lambda)``
     pairs in time order (the level holds until the next pair).
@@ -68,11 +72,16 @@ class RateRecord:
     caps: tuple[float, ...]
     eta: tuple[tuple[float, float], ...]
     levels: tuple[tuple[tuple[float, float], ...], ...]
+    node_rate: float | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"share": self.share, "caps": list(self.caps),
-                "eta": [list(p) for p in self.eta],
-                "levels": [[list(x) for x in part] for part in self.levels]}
+        out: dict[str, object] = {
+            "share": self.share, "caps": list(self.caps),
+            "eta": [list(p) for p in self.eta],
+            "levels": [[list(x) for x in part] for part in self.levels]}
+        if self.node_rate is not None:
+            out["node_rate"] = self.node_rate
+        return out
 
 
 def parse_eta(eta: object) -> tuple[tuple[float, float], ...]:
@@ -115,6 +124,10 @@ class Shared:
         ``"equal"`` or ``"nodes"`` (proportional to ``Q_i``).
     max_rate
         The cap of one phase's rate (default: the node's bandwidth).
+    node_rate
+        The cap of one phase's rate per node of its job: a phase of a job on
+        ``Q_i`` nodes runs at most at ``max(Q_i, 1) * node_rate`` (default:
+        none).
     eta
         The congestion curve (:func:`parse_eta`); default none.
     policy
@@ -125,14 +138,18 @@ class Shared:
     name = "shared"
 
     def __init__(self, share: str = "equal", max_rate: float | None = None,
-                 eta: object = None, policy: object = None) -> None:
+                 eta: object = None, policy: object = None,
+                 node_rate: float | None = None) -> None:
         if share not in SHARE_RULES:
             raise OptionError(f"share={share!r} is not one of "
                               f"{', '.join(SHARE_RULES)}")
         if max_rate is not None and not (max_rate > 0 and math.isfinite(max_rate)):
             raise OptionError(f"max_rate={max_rate!r} must be a positive number")
+        if node_rate is not None and not (node_rate > 0 and math.isfinite(node_rate)):
+            raise OptionError(f"node_rate={node_rate!r} must be a positive number")
         self.share = share
         self.max_rate = max_rate
+        self.node_rate = node_rate
         self.eta = parse_eta(eta)
 
     def attach(self, instance: Instance) -> None:
@@ -148,15 +165,18 @@ class Shared:
         R = len(bands)
         caps = bands.copy() if self.max_rate is None else np.minimum(
             bands, self.max_rate)
-        weights = (np.ones(n) if self.share == "equal" else
-                   np.fromiter((max(j.nodes, 1) for j in jobs), float, n))
+        sizes = np.fromiter((max(j.nodes, 1) for j in jobs), float, n)
+        weights = np.ones(n) if self.share == "equal" else sizes
+        ncap = (np.full(n, np.inf) if self.node_rate is None
+                else sizes * self.node_rate)
         segs = 2 * int(np.count_nonzero(v > 0)) + 2 * n + R + 1
         self._n = n
         self._off = off
         self._caps = caps
         self._killed: dict[int, float] = {}
         self._pending: list[tuple[int, int]] = []
-        virtual = bool(np.all(caps >= bands))
+        virtual = bool(np.all(caps >= bands)) and bool(
+            n == 0 or R == 0 or ncap.min() >= bands.max())
         s = self._s = {
             "ph_off": off, "part": np.full(n, -1, np.int64),
             "cur": np.zeros(n, np.int64), "status": np.zeros(n, np.int8),
@@ -168,7 +188,7 @@ class Shared:
             "act": np.empty(max(R * n, 1), np.int64), "m_k": np.zeros(R, np.int64),
             "pos": np.full(n, -1, np.int64), "t_last": np.zeros(R),
             "lam": np.zeros(R), "node_next": np.full(R, np.inf),
-            "bands": bands, "caps": caps,
+            "bands": bands, "caps": caps, "ncap": ncap,
             "eta_m": np.asarray([p[0] for p in self.eta], float),
             "eta_v": np.asarray([p[1] for p in self.eta], float),
             "seg_node": np.empty(segs, np.int64), "seg_t": np.empty(segs),
@@ -247,4 +267,4 @@ class Shared:
             levels.append(tuple(zip(s["seg_t"][:count][mask].tolist(),
                                     s["seg_lam"][:count][mask].tolist())))
         return RateRecord(self.share, tuple(self._caps.tolist()), self.eta,
-                          tuple(levels))
+                          tuple(levels), self.node_rate)

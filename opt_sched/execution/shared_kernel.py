@@ -221,25 +221,29 @@ def _eta(m, eta_m, eta_v):
 
 
 @njit(cache=True)
-def _explicit_level(k, t, n, cap, capacity, act, m_k, rem, rate, wgt, order):
-    """Water filling with explicit rates; returns ``(level, next end)``."""
+def _explicit_level(k, t, n, cap, capacity, act, m_k, rem, rate, wgt, ncap, order):
+    """Water filling with explicit rates; returns ``(level, next end)``. Phase
+    ``p`` of job ``j`` is capped at ``c_p = min(cap, ncap[j])``."""
     base = k * n
     m = m_k[k]
     total_w = 0.0
-    max_w = 0.0
+    binds = False
     for q in range(m):
         j = act[base + q]
         total_w += wgt[j]
-        if wgt[j] > max_w:
-            max_w = wgt[j]
     level = capacity / total_w
-    if max_w * level > cap:
+    for q in range(m):
+        j = act[base + q]
+        if wgt[j] * level > min(cap, ncap[j]):
+            binds = True
+            break
+    if binds:
         # some caps bind: fill from the smallest cap/weight up
         for q in range(m):
             order[q] = act[base + q]
         keys = np.empty(m)
         for q in range(m):
-            keys[q] = cap / wgt[order[q]]
+            keys[q] = min(cap, ncap[order[q]]) / wgt[order[q]]
         idx = np.argsort(keys)
         left = capacity
         left_w = total_w
@@ -249,12 +253,12 @@ def _explicit_level(k, t, n, cap, capacity, act, m_k, rem, rate, wgt, order):
             if keys[idx[q]] * left_w >= left:
                 level = left / left_w
                 break
-            left -= cap
+            left -= min(cap, ncap[j])
             left_w -= wgt[j]
     soonest = np.inf
     for q in range(m):
         j = act[base + q]
-        r = min(wgt[j] * level, cap)
+        r = min(wgt[j] * level, cap, ncap[j])
         rate[j] = r
         end = t + max(rem[j], 0.0) / r
         if end < soonest:
@@ -263,8 +267,8 @@ def _explicit_level(k, t, n, cap, capacity, act, m_k, rem, rate, wgt, order):
 
 
 @njit(cache=True)
-def _finish(t, n, virtual, bands, caps, eta_m, eta_v, act, m_k, rem, rate, wgt,
-            lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
+def _finish(t, n, virtual, bands, caps, ncap, eta_m, eta_v, act, m_k, rem, rate,
+            wgt, lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
             seg_node, seg_t, seg_lam, meta, touched, flag):
     """End of instant ``t``: new levels, next ends and segments of the
     touched nodes."""
@@ -283,7 +287,8 @@ def _finish(t, n, virtual, bands, caps, eta_m, eta_v, act, m_k, rem, rate, wgt,
                 node_next[k] = t + max(tau[act[k * n]] - svc[k], 0.0) / level
             else:
                 level, node_next[k] = _explicit_level(
-                    k, t, n, caps[k], capacity, act, m_k, rem, rate, wgt, order)
+                    k, t, n, caps[k], capacity, act, m_k, rem, rate, wgt, ncap,
+                    order)
         lam[k] = level
         s = meta[_NSEG]
         seg_node[s] = k
@@ -296,7 +301,7 @@ def _finish(t, n, virtual, bands, caps, eta_m, eta_v, act, m_k, rem, rate, wgt,
 def advance(until, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
             heap, meta, w, v, cstart, iostart, ioend, rem, rate, wgt, act, m_k,
             pos, t_last, lam, node_next, svc, tau, sumw, hsz, zeros, bands, caps,
-            eta_m, eta_v, seg_node, seg_t, seg_lam, order, touched, flag, ended):
+            ncap, eta_m, eta_v, seg_node, seg_t, seg_lam, order, touched, flag, ended):
     """As :func:`opt_sched.execution.exclusive_kernel.advance`: whole instants
     until one where jobs end, or up to ``until``; the rates of that instant
     are left to :func:`settle`."""
@@ -317,8 +322,8 @@ def advance(until, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
                                svc, tau, sumw, hsz, zeros, touched, flag, ended)
         if count > 0 or t == until:
             return t, count
-        _finish(t, n, virtual, bands, caps, eta_m, eta_v, act, m_k, rem, rate, wgt,
-                lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
+        _finish(t, n, virtual, bands, caps, ncap, eta_m, eta_v, act, m_k, rem, rate,
+                wgt, lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
                 seg_node, seg_t, seg_lam, meta, touched, flag)
 
 
@@ -326,7 +331,7 @@ def advance(until, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
 def settle(t, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
            heap, meta, w, v, cstart, iostart, ioend, rem, rate, wgt, act, m_k,
            pos, t_last, lam, node_next, svc, tau, sumw, hsz, zeros, bands, caps,
-           eta_m, eta_v, seg_node, seg_t, seg_lam, order, touched, flag, ended):
+           ncap, eta_m, eta_v, seg_node, seg_t, seg_lam, order, touched, flag, ended):
     """Finish instant ``t``: apply the events the new starts created; if jobs
     end, return their count, else recompute the touched nodes' rates."""
     count = _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t,
@@ -335,8 +340,8 @@ def settle(t, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
                            svc, tau, sumw, hsz, zeros, touched, flag, ended)
     if count > 0:
         return count
-    _finish(t, n, virtual, bands, caps, eta_m, eta_v, act, m_k, rem, rate, wgt,
-            lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
+    _finish(t, n, virtual, bands, caps, ncap, eta_m, eta_v, act, m_k, rem, rate,
+            wgt, lam, node_next, svc, tau, sumw, hsz, zeros, status, order,
             seg_node, seg_t, seg_lam, meta, touched, flag)
     return 0
 
