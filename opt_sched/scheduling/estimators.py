@@ -20,8 +20,12 @@ request (the time limit ``e_i``), and the throughput is the job's *declared*
 average bandwidth ``beta_i`` when the workload declares one (a pre-trained
 estimator, as in the seed's Workload 1 experiment), else ``default_rate``
 (0: an unknown job is assumed not to do I/O, the optimistic default of a
-scheduler that has never seen it). Estimates are what schedulers see; the
-simulator runs the truth.
+scheduler that has never seen it). A *pre-trained* estimator (seed 001:
+"the estimator is pre-trained by running jobs in isolation") starts each
+group it was given a run of with that one observation
+(:meth:`HistoryEstimator.prime`; :mod:`~opt_sched.scheduling.pretrain` makes
+the isolated runs). Estimates are what schedulers see; the simulator runs
+the truth.
 
 Estimate sources (:func:`make_estimates`, the ``estimates=`` option of the
 throughput-aware schedulers ``herbein`` and ``workload-adaptive``):
@@ -37,6 +41,8 @@ a scheduler refreshes its demands only when an estimate moved.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -134,6 +140,18 @@ class HistoryEstimator:
         self._observed[g] += 1
         self.version += 1
 
+    def prime(self, job: int, runtime: float, rate: float) -> None:
+        """Start ``job``'s group with one observed run (``runtime`` seconds,
+        average throughput ``rate``), as if it had completed before the
+        replay."""
+        g = self._group_of[job]
+        keep = 1.0 - self.decay
+        self._count[g] = 1.0 + keep * self._count[g]
+        self._sum_runtime[g] = runtime + keep * self._sum_runtime[g]
+        self._sum_rate[g] = rate + keep * self._sum_rate[g]
+        self._observed[g] += 1
+        self.version += 1
+
     def runtime(self, job: int) -> float:
         """Predicted run time (the request until the group has history)."""
         return float(self.runtimes(np.array([job]))[0])
@@ -163,17 +181,28 @@ class HistoryEstimator:
         return int(self._observed[self._group_of[job]])
 
 
-def make_estimates(source: str, jobs: JobTable) -> DeclaredEstimates | HistoryEstimator:
-    """The estimate source ``"declared"`` or ``"history"`` for ``jobs``.
+def make_estimates(source: str, jobs: JobTable,
+                   prior: Mapping[int, tuple[float, float]] | None = None
+                   ) -> DeclaredEstimates | HistoryEstimator:
+    """The estimate source ``"declared"`` or ``"history"`` for ``jobs``;
+    ``prior`` (history only) maps a job index to an isolated run ``(run
+    time, throughput)`` that primes its group.
 
     Raises
     ------
     OptionError
-        Unknown source.
+        Unknown source, or a prior for declared estimates.
     """
     if source == "declared":
+        if prior:
+            raise OptionError("a prior (pre-training) needs estimates='history'")
         return DeclaredEstimates(jobs)
     if source == "history":
-        return HistoryEstimator(jobs)
+        est = HistoryEstimator(jobs)
+        for job, (runtime, rate) in (prior or {}).items():
+            if not 0 <= job < len(jobs):
+                raise OptionError(f"prior: job index {job!r} is not in the workload")
+            est.prime(job, float(runtime), float(rate))
+        return est
     raise OptionError(f"estimates={source!r} is not one of "
                       f"{', '.join(ESTIMATE_SOURCES)}")
