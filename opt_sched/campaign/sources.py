@@ -21,6 +21,15 @@ Generators
 ``tucan``
     :func:`opt_sched.workloads.tucan_workload` -- ``batch`` (float,
     required).
+``goponenko``
+    :func:`opt_sched.workloads.goponenko.goponenko_workload` (seed 001's
+    HPC-cluster workloads) -- ``workload`` (int, 1 or 2, required),
+    ``nodes`` (int, default 256), ``repeats`` (int, default: the slides' 8
+    or 5 periods). Deterministic.
+``kth-sp2``
+    :func:`opt_sched.workloads.kth.kth_workload` (KTH-SP2 with Darshan-Cori
+    I/O) -- ``alpha`` (float, required), ``seed`` (int, default 0),
+    ``bandwidth`` (float, default 20), ``jobs`` (int, default: all).
 
 Tasks that share a *family* (the same draw: a generator's parameters other
 than the platform ones, or the same file) are run together in one chunk by
@@ -101,6 +110,19 @@ def _build_tucan(params: Mapping[str, Any]) -> Instance:
     return tucan_workload(params["batch"])
 
 
+def _build_goponenko(params: Mapping[str, Any]) -> Instance:
+    from ..workloads.goponenko import goponenko_workload
+
+    return goponenko_workload(params["workload"], params["nodes"], params["repeats"])
+
+
+def _build_kth(params: Mapping[str, Any]) -> Instance:
+    from ..workloads.kth import kth_workload
+
+    return kth_workload(params["alpha"], params["seed"], params["bandwidth"],
+                        params["jobs"])
+
+
 GENERATORS: dict[str, Generator] = {
     "ics2020": Generator(
         "ics2020",
@@ -109,6 +131,19 @@ GENERATORS: dict[str, Generator] = {
          Parameter("n_jobs", "int", required=False, default=None)),
         _build_ics2020, platform_params=("io_nodes",)),
     "tucan": Generator("tucan", (Parameter("batch", "float"),), _build_tucan),
+    "goponenko": Generator(
+        "goponenko",
+        (Parameter("workload", "int"),
+         Parameter("nodes", "int", required=False, default=256),
+         Parameter("repeats", "int", required=False, default=None)),
+        _build_goponenko),
+    "kth-sp2": Generator(
+        "kth-sp2",
+        (Parameter("alpha", "float"),
+         Parameter("seed", "int", required=False, default=0),
+         Parameter("bandwidth", "float", required=False, default=20.0),
+         Parameter("jobs", "int", required=False, default=None)),
+        _build_kth),
 }
 
 

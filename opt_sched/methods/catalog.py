@@ -11,6 +11,7 @@ from __future__ import annotations
 from .one_pack import ONE_PACK
 from .packs import FIRST_FIT, LPT, MAKE_PACK
 from .registry import register, register_stage
+from .replayed import EASY, HERBEIN, WORKLOAD_ADAPTIVE
 
 __all__: list[str] = []
 
@@ -20,3 +21,7 @@ register_stage(LPT, _builtin=True)
 register(ONE_PACK, _builtin=True)
 register(FIRST_FIT, _builtin=True)
 register(MAKE_PACK, _builtin=True)
+# online schedulers replayed under an execution model (seed 001)
+register(EASY, _builtin=True)
+register(HERBEIN, _builtin=True)
+register(WORKLOAD_ADAPTIVE, _builtin=True)
