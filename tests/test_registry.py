@@ -319,7 +319,8 @@ def test_default_specs_per_problem(tucan5):
     assert methods.default_specs(deps5, "planning") == []
     assert methods.default_specs(read_instance(INSTANCES / "planning4.json")) == []
     assert len(methods.default_specs()) == len(every) + 4
-    assert methods.names() == ("one-pack", "first-fit", "make-pack")
+    assert methods.names() == ("one-pack", "first-fit", "make-pack", "easy", "herbein",
+                               "workload-adaptive")
 
 
 def test_warm_start_specs():
