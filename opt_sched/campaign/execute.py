@@ -158,6 +158,10 @@ def run_task(task: Task) -> TaskResult:
             row["lower_bound"] = bound
             row["gap"] = ((row["makespan"] - bound) / bound if bound > 0
                           else math.nan)
+        if "io_concurrency" in task.metrics:
+            from ..metrics import io_concurrency
+
+            row.update(io_concurrency(instance, run.schedule))
         if "job_stretch" in task.metrics:
             for job, stretch in run.schedule.stretches(instance).items():
                 row[f"stretch:{job}"] = float(stretch)

@@ -46,10 +46,12 @@ KEY_VERSION = "opt_sched.campaign.task/1"
 """Bumped if the meaning of a task's fields ever changes (old keys then no
 longer match, so old rows are never mistaken for new ones)."""
 
-EXTRA_METRICS = ("lower_bound", "job_stretch")
+EXTRA_METRICS = ("lower_bound", "job_stretch", "io_concurrency")
 """Optional measures: ``lower_bound`` adds the best makespan lower bound of
 the instance (:func:`opt_sched.bounds.lower_bound`) and the gap
-``(makespan - L) / L``; ``job_stretch`` adds ``stretch:<job id>`` per job."""
+``(makespan - L) / L``; ``job_stretch`` adds ``stretch:<job id>`` per job;
+``io_concurrency`` adds ``peak_io_phases``, ``mean_io_phases`` and
+``io_throughput`` (:func:`opt_sched.metrics.io_concurrency`)."""
 
 
 def _plain(value: Any) -> Any:

@@ -7,6 +7,8 @@ study. Each is ``write(spec, rows, out) -> list[Path]`` where ``rows`` is
 - ``ics2020``: the tables and figures of seed 003's evaluation
   (:mod:`.ics2020`), the same as ``scripts/reproduce_ics2020.py`` wrote
   before campaigns existed.
+- ``goponenko``: seed 001's improvements over the default scheduler, beside
+  the slides' figures (:mod:`.goponenko`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,15 @@ def _ics2020(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     return write(spec, rows, out)
 
 
+def _goponenko(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
+    from .goponenko import write_report as write
+
+    return write(spec, rows, out)
+
+
 REPORTS: dict[str, Callable[[Any, Mapping[str, Any], Path], list[Path]]] = {
     "ics2020": _ics2020,
+    "goponenko": _goponenko,
 }
 
 
