@@ -100,7 +100,8 @@ instances = [{ generator = "goponenko", workload = 1, nodes = 32, repeats = 1 }]
 methods = ["easy", "herbein(limit=20,estimates=history,pretrain=1)"]
 [[groups]]
 name = "sh"
-execution = { model = "shared", share = "nodes", node_rate = 0.5, eta = "1:1,4:0.8,16:0.75" }
+execution = { model = "shared", share = "nodes", node_rate = 0.5, \
+eta = "1:1,4:0.8,16:0.75" }
 instances = [{ generator = "goponenko", workload = 1, nodes = 32, repeats = 1 }]
 methods = ["easy", "herbein(limit=20,estimates=history,pretrain=1)",
            "workload-adaptive(limit=20,pretrain=1)"]

@@ -15,8 +15,8 @@ import opt_sched.validation as validation
 from opt_sched import Instance, Job, Platform
 from opt_sched.errors import OptionError
 from opt_sched.execution import Shared
-from opt_sched.scheduling import get_scheduler, replay
 from opt_sched.scheduling import backfill_kernel as bk
+from opt_sched.scheduling import get_scheduler, replay
 from opt_sched.scheduling.adaptive import two_groups
 from opt_sched.scheduling.pretrain import isolated_runs
 from opt_sched.workloads.goponenko import EXECUTION, goponenko_workload
@@ -27,7 +27,7 @@ SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-# -- an independent look at what the scheduler saw ----------------------------------------
+# -- an independent look at what the scheduler saw ------------------------------------
 class AdmissionLog:
     """Wraps a throughput-aware scheduler; keeps its own EWMA of every job
     group (the count-normalised form with decay 0.2, written here from the
@@ -153,7 +153,7 @@ def test_declared_prior_and_reserving_rules_are_refused():
         EasyBackfilling(bandwidth=ReservedBandwidth(), estimates="history")
 
 
-# -- the two-group approximation, by hand -------------------------------------------------
+# -- the two-group approximation, by hand ---------------------------------------------
 def test_two_groups_by_hand():
     """N = 10. Pending: a (u = r/n = 0/1, D 30), b (2/2 = 1, D 10),
     c (3/1 = 3, D 10). Running: d (r 1, n 1, 5 s left).
@@ -246,7 +246,7 @@ def test_adaptive_admission_rule_in_the_kernel():
     assert bk.fits_now(st, 0, 0.0)
 
 
-# -- the generators ------------------------------------------------------------------------
+# -- the generators -------------------------------------------------------------------
 @pytest.mark.parametrize("workload,periods,block", [
     (1, 8, [("w8", 8, 80.0, 30), ("sleep", 1, 0.0, 60)]),
     (2, 5, [("w8", 8, 80.0, 30), ("w6", 6, 60.0, 30), ("w4", 4, 40.0, 30),

@@ -216,7 +216,8 @@ class WorkloadAdaptive(EasyBackfilling):
             running = np.fromiter(self._running[k], np.int64, len(self._running[k]))
             began = np.fromiter(self._running[k].values(), float, len(running))
             p_rate = self._est.rates(pending)
-            p_dur = np.minimum(self._est.runtimes(pending), self._jobs.estimate[pending])
+            p_dur = np.minimum(self._est.runtimes(pending),
+                               self._jobs.estimate[pending])
             r_rate = self._rate_at_start[running]
             r_dur = np.maximum(self._est.runtimes(running) - (now - began), 0.0)
             g = two_groups(self._machines[k], pending, p_rate, self._size[pending],

@@ -32,8 +32,10 @@ from ...files import atomic_write_text
 __all__ = ["SLIDES", "improvements", "role", "write_report"]
 
 SLIDES = {
-    (1, "I/O-aware 20"): 0.10, (1, "I/O-aware 15"): 0.20, (1, "workload-adaptive"): 0.25,
-    (2, "I/O-aware 20"): 0.04, (2, "I/O-aware 15"): 0.07, (2, "workload-adaptive"): 0.12,
+    (1, "I/O-aware 20"): 0.10, (1, "I/O-aware 15"): 0.20,
+    (1, "workload-adaptive"): 0.25,
+    (2, "I/O-aware 20"): 0.04, (2, "I/O-aware 15"): 0.07,
+    (2, "workload-adaptive"): 0.12,
 }
 """(workload, role) -> the slides' makespan improvement over default Slurm."""
 
