@@ -14,6 +14,7 @@ at the start of the window (4 GiB/s pre-trained).
 from __future__ import annotations
 
 import argparse
+import itertools
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def run(workload: int, nodes: int, name: str, limit: float) -> None:
     print("  window (s)        writers mean/peak  GiB/s delivered  est. write x 8 rate")
     edges = np.linspace(0.0, makespan, 11)
     times = np.array([t for t, _ in estimates])
-    for a, b in zip(edges[:-1], edges[1:]):
+    for a, b in itertools.pairwise(edges):
         grid = np.linspace(a, b, 200, endpoint=False)
         counts = [sum(1 for s, e, _ in writes if s <= t < e) for t in grid]
         moved = sum(v * max(0.0, min(b, e) - max(a, s)) / (e - s)
