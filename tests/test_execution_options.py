@@ -105,6 +105,8 @@ eta = "1:1,4:0.8,16:0.75" }
 instances = [{ generator = "goponenko", workload = 1, nodes = 32, repeats = 1 }]
 methods = ["easy", "herbein(limit=20,estimates=history,pretrain=1)",
            "workload-adaptive(limit=20,pretrain=1)"]
+[outputs]
+reports = ["goponenko"]
 """
 
 
@@ -119,6 +121,15 @@ def test_campaign_groups_run_under_their_model(tmp_path):
     assert (tasks["status"] == "ok").all()
     assert list(tasks["execution"]) == ["exclusive"] * 2 + [
         "shared(share=nodes,node_rate=0.5,eta=1:1;4:0.8;16:0.75)"] * 3
+    # the report: improvement = (M_easy - M) / M_easy within each group
+    report = pd.read_csv(tmp_path / "out" / "goponenko.csv")
+    for _, row in report.iterrows():
+        base = tasks[(tasks["group"] == row["group"])
+                     & (tasks["method"] == "easy")]["makespan"].item()
+        assert row["makespan_improvement"] == pytest.approx(
+            (base - row["makespan"]) / base, rel=1e-12, abs=1e-15)
+    assert list(report["role"]) == ["default", "I/O-aware 20", "default",
+                                    "I/O-aware 20", "workload-adaptive"]
     # the same spec run method by method gives the same makespans
     inst = goponenko_workload(1, nodes=32, repeats=1)
     for _, row in tasks.iterrows():
