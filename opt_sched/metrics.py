@@ -372,6 +372,29 @@ def io_occupancy_over_time(instance: Instance, schedule: Schedule, *,
     return pd.concat(frames, ignore_index=True)
 
 
+def io_concurrency(instance: Instance, schedule: Schedule) -> dict[str, float]:
+    """How many I/O phases run at once, over all I/O nodes: ``peak_io_phases``
+    (the most at any time on one node), ``mean_io_phases`` (the time average
+    of the count on a node while it is busy, averaged over busy time), and
+    ``io_throughput`` (total I/O volume over the makespan: the mean rate the
+    file system delivered). Under the exclusive model the counts are 1."""
+    occupancy = io_occupancy_over_time(instance, schedule)
+    peak, weighted, busy = 0, 0.0, 0.0
+    for _, part in occupancy.groupby("partition"):
+        times = part["time"].to_numpy()
+        active = part["active"].to_numpy()[:-1]
+        spans = np.diff(times)
+        if len(active):
+            peak = max(peak, int(active.max()))
+            weighted += float(np.dot(active, spans))
+            busy += float(spans[active > 0].sum())
+    makespan = schedule.makespan(instance)
+    volume = math.fsum(job.total_volume for job in instance.jobs)
+    return {"peak_io_phases": float(peak),
+            "mean_io_phases": weighted / busy if busy > 0 else 0.0,
+            "io_throughput": volume / makespan if makespan > 0 else math.nan}
+
+
 def queue_over_time(instance: Instance, schedule: Schedule, *,
                     rel_tol: float = 1e-9) -> pd.DataFrame:
     """Waiting jobs as a step function of time (SPEC §9).

@@ -319,8 +319,9 @@ def test_default_specs_per_problem(tucan5):
     assert methods.default_specs(deps5, "planning") == []
     assert methods.default_specs(read_instance(INSTANCES / "planning4.json")) == []
     assert len(methods.default_specs()) == len(every) + 4
-    # online methods (seed 000) have no defaults: they run when named
-    assert methods.names() == ("one-pack", "first-fit", "make-pack", "packs", "ls")
+    # online methods (seed 000, seed 001) have no defaults: they run when named
+    assert methods.names() == ("one-pack", "first-fit", "make-pack", "packs", "ls",
+                               "easy", "herbein", "workload-adaptive")
 
 
 def test_warm_start_specs():

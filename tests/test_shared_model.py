@@ -68,6 +68,54 @@ def test_congestion_efficiency_slows_everyone():
     assert schedule["a"].io_ends == (4.0,) and schedule["b"].io_ends == (4.0,)
 
 
+def test_node_rate_caps_each_job_by_its_nodes():
+    """node_rate 0.25, b = 1, equal share. a (Q=1, v=1) and b (Q=2, v=1)
+    start together: equal shares 1/2 each, but a is capped at 0.25 and b
+    (cap 0.5) takes its 1/2 ... b's cap is 0.5 = its share, so a: 0.25, b:
+    0.5 (0.25 of the node unused). b ends at 2 having moved 1; a has moved
+    0.5 and runs alone at its cap 0.25: ends at 2 + 0.5/0.25 = 4."""
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 1.0), Job.periodic("b", 2, 0.0, 1.0))
+    schedule = _run(inst, Shared(node_rate=0.25))
+    assert schedule["b"].io_ends == (2.0,)
+    assert schedule["a"].io_ends == (4.0,)
+    assert schedule.execution_record["node_rate"] == 0.25
+    validation.assert_feasible(inst, schedule)
+    assert rate_violations(inst, schedule) == []
+
+
+def test_node_rate_under_a_nodes_share_with_congestion():
+    """share='nodes', node_rate 0.5, b = 4, eta(3) = 0.75: three jobs on 2,
+    2 and 4 nodes (caps 1, 1, 2), volumes 3, 3, 6, start together. Capacity
+    0.75 * 4 = 3 shared by weight 2:2:4 -> 0.75, 0.75, 1.5, all below their
+    caps: every job ends at 3 / 0.75 = 4 (the 4-node one moves 6 by 4)."""
+    inst = _one_pack(Job.periodic("a", 2, 0.0, 3.0), Job.periodic("b", 2, 0.0, 3.0),
+                     Job.periodic("c", 4, 0.0, 6.0), bandwidth=4.0)
+    schedule = _run(inst, Shared(share="nodes", node_rate=0.5, eta="1:1,3:0.75"))
+    assert [schedule[x].io_ends for x in "abc"] == [(4.0,), (4.0,), (4.0,)]
+    validation.assert_feasible(inst, schedule)
+
+
+def test_shared_rule_catches_a_broken_node_cap():
+    """The same record without its node_rate: a's recorded level then lets a
+    phase move more than its volume."""
+    import copy
+    import dataclasses
+
+    inst = _one_pack(Job.periodic("a", 1, 0.0, 1.0), Job.periodic("b", 2, 0.0, 1.0))
+    schedule = _run(inst, Shared(node_rate=0.25))
+    record = copy.deepcopy(schedule.execution_record)
+    del record["node_rate"]
+    report = validation.validate(inst, dataclasses.replace(
+        schedule, execution_record=record))
+    assert any(v.rule == 5 and "moves" in v.message for v in report.violations)
+    record["node_rate"] = -1
+    from opt_sched.errors import ScheduleFormatError
+
+    with pytest.raises(ScheduleFormatError, match="node_rate"):
+        validation.validate(inst, dataclasses.replace(schedule,
+                                                      execution_record=record))
+
+
 def test_bad_options_are_one_line_errors():
     with pytest.raises(OptionError, match="share='fair'"):
         Shared(share="fair")
@@ -77,6 +125,8 @@ def test_bad_options_are_one_line_errors():
         parse_eta([(2, 0.9), (1, 1.0)])
     with pytest.raises(OptionError, match="max_rate"):
         Shared(max_rate=0)
+    with pytest.raises(OptionError, match="node_rate"):
+        Shared(node_rate=float("inf"))
 
 
 def test_kill_cuts_a_shared_phase():
@@ -99,7 +149,8 @@ def rate_violations(inst: Instance, schedule, tol: float = 1e-7) -> list[str]:
     raw = schedule.execution_record
     levels = [[tuple(x) for x in part] for part in raw["levels"]]
     record = SimpleNamespace(share=raw["share"], caps=raw["caps"],
-                             eta=[tuple(p) for p in raw["eta"]], levels=levels)
+                             eta=[tuple(p) for p in raw["eta"]], levels=levels,
+                             node_rate=raw.get("node_rate"))
     eta = record.eta
     out = []
 
@@ -119,26 +170,28 @@ def rate_violations(inst: Instance, schedule, tol: float = 1e-7) -> list[str]:
                 continue
             job = inst.job(js.id)
             weight = 1.0 if record.share == "equal" else float(max(job.nodes, 1))
+            cap = record.caps[k]
+            if record.node_rate is not None:
+                cap = min(cap, max(job.nodes, 1) * record.node_rate)
             for j, (o, e) in enumerate(zip(js.io_starts, js.io_ends)):
                 if job.io_volume[j] > 0:
                     phases.append((js.id, j, o, e, weight, job.io_volume[j],
-                                   js.killed_at))
-        cuts = sorted({o for _, _, o, _, _, _, _ in phases}
-                      | {e for _, _, _, e, _, _, _ in phases} | set(times))
+                                   js.killed_at, cap))
+        cuts = sorted({p[2] for p in phases} | {p[3] for p in phases} | set(times))
         for a, b in itertools.pairwise(cuts):
             mid = (a + b) / 2
             pos = np.searchsorted(times, mid, side="right") - 1
             level = levels[pos][1] if pos >= 0 else 0.0
             live = [p for p in phases if p[2] <= mid < p[3]]
-            total = sum(min(record.caps[k], p[4] * level) for p in live)
+            total = sum(min(p[7], p[4] * level) for p in live)
             if live and total > eta_of(len(live)) * part.bandwidth * (1 + tol) + tol:
                 out.append(f"node {k} over capacity on [{a}, {b})")
-        for job_id, j, o, e, weight, volume, killed in phases:
+        for job_id, j, o, e, weight, volume, killed, cap in phases:
             moved = 0.0
             for a, b in itertools.pairwise(cuts):
                 if a >= o and b <= e:
                     pos = np.searchsorted(times, (a + b) / 2, side="right") - 1
-                    moved += min(record.caps[k], weight * levels[pos][1]) * (b - a)
+                    moved += min(cap, weight * levels[pos][1]) * (b - a)
             if killed is not None and math.isclose(e, killed):
                 if moved > volume * (1 + tol) + tol:
                     out.append(f"{job_id}:io[{j}] moved {moved} > {volume}")
@@ -155,10 +208,11 @@ SETTINGS = settings(max_examples=50, deadline=None,
 @given(instance=online_workloads(), kill=st.booleans(),
        share=st.sampled_from(["equal", "nodes"]),
        cap=st.sampled_from([None, 0.5]),
-       eta=st.sampled_from([None, "1:1,3:0.8"]))
+       eta=st.sampled_from([None, "1:1,3:0.8"]),
+       node_rate=st.sampled_from([None, 0.2, 0.35]))
 def test_random_replays_under_sharing_integrate_exactly(instance, kill, share, cap,
-                                                        eta):
-    model = Shared(share=share, max_rate=cap, eta=eta)
+                                                        eta, node_rate):
+    model = Shared(share=share, max_rate=cap, eta=eta, node_rate=node_rate)
     schedule = replay(instance, FCFS(), model, kill_at_walltime=kill)
     assert [js.id for js in schedule.jobs] == [j.id for j in instance.jobs]
     assert schedule.execution == "shared"

@@ -66,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--json", action="store_true",
                             help="print the summary as JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    from ..cli.arguments import add_execution_options
+
+    add_execution_options(parser, default=None)
 
 
 def _jsonable(value: Any) -> Any:
@@ -104,7 +107,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.retry_failed and not args.resume:
         raise OptionError("--retry-failed needs --resume")
-    spec = load_spec(args.spec)
+    from ..cli.arguments import execution_spec
+
+    execution = execution_spec(args)
+    spec = load_spec(args.spec, execution=execution)
     executor = make_executor(args)
     try:
         with open(os.devnull, "w") as devnull:

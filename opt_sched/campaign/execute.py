@@ -44,7 +44,8 @@ class MethodRun:
     extras: dict[str, Any]
 
 
-Method = Callable[[Instance, int, Limits], MethodRun]
+Method = Callable[..., MethodRun]
+"""``run(instance, seed, limits, execution=None) -> MethodRun``."""
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,11 @@ def resolve_method(spec: str) -> Method:
 
     method = methods.method(spec.strip())  # a SpecError names the spec
 
-    def run(instance: Instance, seed: int, limits: Limits) -> MethodRun:
+    def run(instance: Instance, seed: int, limits: Limits,
+            execution: Any = None) -> MethodRun:
         from ..experiments.ics2020 import predicted_makespan
 
-        schedule = method.run(instance, seed=seed)
+        schedule = method.run(instance, seed=seed, execution=execution)
         extras: dict[str, Any] = dict(method.effective(instance))
         if schedule.packs is not None and method.stage("allocation") is not None:
             extras["predicted_makespan"] = predicted_makespan(instance,
@@ -145,7 +147,8 @@ def run_task(task: Task) -> TaskResult:
         instance = build_instance(task.source)
         method = resolve_method(task.method)
         begin = time.perf_counter()
-        run = method(instance, task.seed, task.limits)
+        run = method(instance, task.seed, task.limits,
+                     dict(task.execution) if task.execution else None)
         wall = time.perf_counter() - begin
         row: dict[str, Any] = {"status": "ok"}
         row.update(_measure(instance, run.schedule))
@@ -155,6 +158,10 @@ def run_task(task: Task) -> TaskResult:
             row["lower_bound"] = bound
             row["gap"] = ((row["makespan"] - bound) / bound if bound > 0
                           else math.nan)
+        if "io_concurrency" in task.metrics:
+            from ..metrics import io_concurrency
+
+            row.update(io_concurrency(instance, run.schedule))
         if "job_stretch" in task.metrics:
             for job, stretch in run.schedule.stretches(instance).items():
                 row[f"stretch:{job}"] = float(stretch)

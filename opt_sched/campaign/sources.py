@@ -31,6 +31,15 @@ Generators
     itself): the first ``copy_jobs`` jobs, each cut to its first
     ``copy_iterations`` iterations
     (:func:`opt_sched.experiments.ijhpca2023.prefix_copy`).
+``goponenko``
+    :func:`opt_sched.workloads.goponenko.goponenko_workload` (seed 001's
+    HPC-cluster workloads) -- ``workload`` (int, 1 or 2, required),
+    ``nodes`` (int, default 256), ``repeats`` (int, default: the slides' 8
+    or 5 periods). Deterministic.
+``kth-sp2``
+    :func:`opt_sched.workloads.kth.kth_workload` (KTH-SP2 with Darshan-Cori
+    I/O) -- ``alpha`` (float, required), ``seed`` (int, default 0),
+    ``bandwidth`` (float, default 20), ``jobs`` (int, default: all).
 
 Tasks that share a *family* (the same draw: a generator's parameters other
 than the platform ones, or the same file) are run together in one chunk by
@@ -125,6 +134,19 @@ def _build_ijhpca2023(params: Mapping[str, Any]) -> Instance:
     return prefix_copy(inst, params["copy_jobs"], params["copy_iterations"])
 
 
+def _build_goponenko(params: Mapping[str, Any]) -> Instance:
+    from ..workloads.goponenko import goponenko_workload
+
+    return goponenko_workload(params["workload"], params["nodes"], params["repeats"])
+
+
+def _build_kth(params: Mapping[str, Any]) -> Instance:
+    from ..workloads.kth import kth_workload
+
+    return kth_workload(params["alpha"], params["seed"], params["bandwidth"],
+                        params["jobs"])
+
+
 GENERATORS: dict[str, Generator] = {
     "ics2020": Generator(
         "ics2020",
@@ -144,6 +166,19 @@ GENERATORS: dict[str, Generator] = {
          Parameter("copy_jobs", "int", required=False, default=None),
          Parameter("copy_iterations", "int", required=False, default=None)),
         _build_ijhpca2023),
+    "goponenko": Generator(
+        "goponenko",
+        (Parameter("workload", "int"),
+         Parameter("nodes", "int", required=False, default=256),
+         Parameter("repeats", "int", required=False, default=None)),
+        _build_goponenko),
+    "kth-sp2": Generator(
+        "kth-sp2",
+        (Parameter("alpha", "float"),
+         Parameter("seed", "int", required=False, default=0),
+         Parameter("bandwidth", "float", required=False, default=20.0),
+         Parameter("jobs", "int", required=False, default=None)),
+        _build_kth),
 }
 
 

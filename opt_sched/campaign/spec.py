@@ -16,6 +16,12 @@ table whose parameters are scalars, lists or ranges ``{start, stop, step}``
 key outermost. A ``[[tasks]]`` entry is one explicit task. The task list is
 the groups in order, then the explicit tasks; tasks are dispatched in that
 order (put long ones first), and the same task listed twice runs once.
+
+Execution model: ``execution`` at the top level (the default), in a group
+or in a task names the model the methods run under -- a name
+(``"exclusive"``, ``"shared"``) or a table ``{ model = "shared", share =
+"nodes", node_rate = 0.5, eta = "1:1,4:0.8" }``
+(:class:`~opt_sched.execution.ExecutionSpec`).
 """
 
 from __future__ import annotations
@@ -220,6 +226,26 @@ def _sources(where: str, entry: Any, base: Path, *, expand: bool = True
             for combo in itertools.product(*axes)]
 
 
+def _execution(where: str, value: Any, default: tuple = ()) -> tuple:
+    """The task field of an ``execution`` key: its identity items, or ``()``
+    for plain ``exclusive``."""
+    if value is None:
+        return default
+    from ..errors import OptionError
+    from ..execution import ExecutionSpec
+
+    if isinstance(value, tuple):  # already task items
+        return value
+    try:
+        spec = ExecutionSpec.parse(dict(value) if isinstance(value, Mapping)
+                                   else value)
+    except OptionError as err:
+        raise SpecError(f"{where}: {err}") from None
+    if spec == ExecutionSpec():
+        return ()
+    return tuple(sorted(spec.identity().items()))
+
+
 def _resolve(base: Path, path: str) -> Path:
     p = Path(path).expanduser()
     return p if p.is_absolute() else base / p
@@ -316,9 +342,11 @@ def _pivots(where: str, value: Any) -> tuple[PivotSpec, ...]:
 
 
 def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
-               path: str | None = None) -> Spec:
+               path: str | None = None, execution: Any = None) -> Spec:
     """A :class:`Spec` from the parsed TOML ``data``; relative instance
-    paths are taken from ``base``.
+    paths are taken from ``base``; ``execution`` is the default execution
+    model when the spec names none at its top level (``opt-sched sweep
+    --execution``).
 
     Raises
     ------
@@ -328,7 +356,8 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
     from .reports import REPORTS
 
     base = Path(base)
-    _only("", data, ("name", "description", "limits", "groups", "tasks", "outputs"))
+    _only("", data, ("name", "description", "limits", "execution", "groups", "tasks",
+                     "outputs"))
     if "name" not in data:
         raise SpecError("name is missing (the campaign's name)")
     name = _string("name", data["name"], name=True)
@@ -336,6 +365,8 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
     if not isinstance(description, str):
         raise _fail("description", description, "must be a string")
     limits = _limits("limits", data.get("limits", {}), Limits())
+    execution = _execution("execution", data.get("execution"),
+                           _execution("--execution", execution))
     groups = data.get("groups", [])
     explicit = data.get("tasks", [])
     if not isinstance(groups, list):
@@ -350,7 +381,8 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
     for g, group in enumerate(groups):
         w = f"groups[{g}]"
         data_g = _table(w, group)
-        _only(w, data_g, ("name", "instances", "methods", "seeds", "metrics", "limits"))
+        _only(w, data_g, ("name", "instances", "methods", "seeds", "metrics", "limits",
+                          "execution"))
         for key in ("name", "instances", "methods"):
             if key not in data_g:
                 raise SpecError(f"{w}.{key} is missing")
@@ -369,15 +401,17 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
         metrics = (_strings(f"{w}.metrics", data_g["metrics"], allowed=EXTRA_METRICS,
                             nonempty=False) if "metrics" in data_g else ())
         glimits = _limits(f"{w}.limits", data_g.get("limits", {}), limits)
+        gexec = _execution(f"{w}.execution", data_g.get("execution"), execution)
         for source in sources:
             for method in methods:
                 for seed in seeds:
-                    tasks.append(Task(source, method, seed, glimits, metrics,
+                    tasks.append(Task(source, method, seed, glimits, metrics, gexec,
                                       group=gname, index=len(tasks)))
     for t, item in enumerate(explicit):
         w = f"tasks[{t}]"
         data_t = _table(w, item)
-        _only(w, data_t, ("group", "instance", "method", "seed", "metrics", "limits"))
+        _only(w, data_t, ("group", "instance", "method", "seed", "metrics", "limits",
+                          "execution"))
         for key in ("instance", "method"):
             if key not in data_t:
                 raise SpecError(f"{w}.{key} is missing")
@@ -390,7 +424,10 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
                             nonempty=False) if "metrics" in data_t else ())
         tasks.append(Task(source, _method(f"{w}.method", data_t["method"]), seed,
                           _limits(f"{w}.limits", data_t.get("limits", {}), limits),
-                          metrics, group=gname, index=len(tasks)))
+                          metrics,
+                          _execution(f"{w}.execution", data_t.get("execution"),
+                                     execution),
+                          group=gname, index=len(tasks)))
 
     outputs = _table("outputs", data.get("outputs", {}))
     _only("outputs", outputs, ("tables", "reports", "figures", "pivots"))
@@ -404,8 +441,9 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
                 path)
 
 
-def load_spec(path: str | Path) -> Spec:
-    """Read and check a campaign spec file (see the module docstring).
+def load_spec(path: str | Path, execution: Any = None) -> Spec:
+    """Read and check a campaign spec file (see the module docstring);
+    ``execution``: the default model (see :func:`parse_spec`).
 
     Raises
     ------
@@ -423,6 +461,7 @@ def load_spec(path: str | Path) -> Spec:
     except tomllib.TOMLDecodeError as err:
         raise SpecError(f"{path}: not valid TOML ({err})") from None
     try:
-        return parse_spec(data, base=p.resolve().parent, path=str(p))
+        return parse_spec(data, base=p.resolve().parent, path=str(p),
+                          execution=execution)
     except SpecError as err:
         raise SpecError(f"{path}: {err}") from None

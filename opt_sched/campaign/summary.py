@@ -62,11 +62,14 @@ def tasks_table(spec: Spec, rows: Mapping[str, Mapping[str, Any]]) -> pd.DataFra
             params.setdefault(k, None)
     records = []
     metric_names: dict[str, None] = {}
+    executions = any(task.execution for task in spec.tasks)
     for task in spec.tasks:
         stored = rows.get(task.key)
         rec: dict[str, Any] = {"group": task.group, "instance": task.source.label}
         rec.update(dict(task.source.params))
         rec.update({"method": task.method, "method_seed": task.seed})
+        if executions:
+            rec["execution"] = task.execution_label
         if stored is None or stored["status"] == "running":
             rec.update({"status": "pending", "error": None,
                         "attempts": stored["attempts"] if stored else 0,
@@ -81,7 +84,9 @@ def tasks_table(spec: Spec, rows: Mapping[str, Mapping[str, Any]]) -> pd.DataFra
                 rec[k] = v
         rec["key"] = task.key
         records.append(rec)
-    columns = [*_FIRST, *params, *_AFTER_PARAMS, *metric_names, "key"]
+    after = (("method", "execution", *_AFTER_PARAMS[1:]) if executions
+             else _AFTER_PARAMS)
+    columns = [*_FIRST, *params, *after, *metric_names, "key"]
     table = pd.DataFrame.from_records(records, columns=columns)
     for name in params:  # integer parameters stay integers beside empty cells
         values = [dict(t.source.params).get(name) for t in spec.tasks]

@@ -2,7 +2,7 @@
 
 A task is the tuple
 
-    (instance source, method spec, seed, limits, extra metrics)
+    (instance source, method spec, seed, limits, extra metrics, execution)
 
 where the *instance source* is a file (named by the SHA-256 of its bytes) or
 a generator with its parameters (:mod:`.sources`), the *method spec* is a
@@ -10,7 +10,10 @@ string such as ``make-pack(S=1)+lpt/fifo`` (:mod:`.execute`), the *seed*
 seeds the method's randomness (deterministic methods ignore it), *limits*
 are the method's own limits (``time_limit`` in seconds for exact solvers)
 and *extra metrics* are the optional measures added to the row
-(``lower_bound``, ``job_stretch``).
+(``lower_bound``, ``job_stretch``), and the *execution* is the execution
+model the method runs under with its options
+(:class:`~opt_sched.execution.ExecutionSpec`; empty: ``exclusive``, and then
+it is not part of the key, so the keys of earlier campaigns hold).
 
 Its key is the SHA-256 of a canonical JSON text of everything that
 determines its result (:func:`canonical_json`: sorted keys, no spaces,
@@ -43,10 +46,12 @@ KEY_VERSION = "opt_sched.campaign.task/1"
 """Bumped if the meaning of a task's fields ever changes (old keys then no
 longer match, so old rows are never mistaken for new ones)."""
 
-EXTRA_METRICS = ("lower_bound", "job_stretch")
+EXTRA_METRICS = ("lower_bound", "job_stretch", "io_concurrency")
 """Optional measures: ``lower_bound`` adds the best makespan lower bound of
 the instance (:func:`opt_sched.bounds.lower_bound`) and the gap
-``(makespan - L) / L``; ``job_stretch`` adds ``stretch:<job id>`` per job."""
+``(makespan - L) / L``; ``job_stretch`` adds ``stretch:<job id>`` per job;
+``io_concurrency`` adds ``peak_io_phases``, ``mean_io_phases`` and
+``io_throughput`` (:func:`opt_sched.metrics.io_concurrency`)."""
 
 
 def _plain(value: Any) -> Any:
@@ -137,14 +142,28 @@ class Task:
     seed: int = 0
     limits: Limits = field(default_factory=Limits)
     metrics: tuple[str, ...] = ()
+    execution: tuple[tuple[str, Any], ...] = ()
     group: str = field(default="", compare=False)
     index: int = field(default=0, compare=False)
 
     def identity(self) -> dict[str, Any]:
         """Everything that determines the result, as plain data."""
-        return {"version": KEY_VERSION, "instance": self.source.identity(),
-                "method": self.method, "seed": self.seed,
-                "limits": self.limits.identity(), "metrics": sorted(self.metrics)}
+        out = {"version": KEY_VERSION, "instance": self.source.identity(),
+               "method": self.method, "seed": self.seed,
+               "limits": self.limits.identity(), "metrics": sorted(self.metrics)}
+        if self.execution:
+            out["execution"] = dict(self.execution)
+        return out
+
+    @property
+    def execution_label(self) -> str:
+        """``exclusive``, or the model with its options
+        (:attr:`~opt_sched.execution.ExecutionSpec.label`)."""
+        if not self.execution:
+            return "exclusive"
+        from ..execution import ExecutionSpec
+
+        return ExecutionSpec.parse(dict(self.execution)).label
 
     @cached_property
     def key(self) -> str:

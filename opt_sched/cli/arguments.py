@@ -14,8 +14,8 @@ from pathlib import Path
 from ..errors import OutputError
 from ..files import check_writable
 
-__all__ = ["add_table_options", "output_path", "positive_float", "positive_int",
-           "seed", "sensibility"]
+__all__ = ["add_execution_options", "add_table_options", "execution_spec",
+           "output_path", "positive_float", "positive_int", "seed", "sensibility"]
 
 
 def positive_float(text: str) -> float:
@@ -66,6 +66,51 @@ def output_path(text: str) -> Path:
         return check_writable(text)
     except OutputError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def add_execution_options(parser: argparse.ArgumentParser,
+                          default: str | None = "exclusive") -> None:
+    """``--execution exclusive|shared`` and the shared model's options
+    (:class:`~opt_sched.execution.ExecutionSpec`)."""
+    group = parser.add_argument_group("execution model (SPEC §10)")
+    group.add_argument("--execution", default=default,
+                       choices=("exclusive", "shared"),
+                       help="how concurrent I/O phases proceed: exclusive (one "
+                            "at a time per I/O node) or shared (bandwidth "
+                            "sharing)" + (f"; default {default}" if default else ""))
+    group.add_argument("--share", choices=("equal", "nodes"), default=None,
+                       help="shared: split the bandwidth equally or by nodes")
+    group.add_argument("--max-rate", type=positive_float, default=None,
+                       help="shared: cap of one phase's rate (default b)")
+    group.add_argument("--node-rate", type=positive_float, default=None,
+                       help="shared: cap per node of the phase's job")
+    group.add_argument("--eta", default=None, metavar="M:ETA,...",
+                       help="shared: congestion efficiency eta(m), e.g. "
+                            "1:1,4:0.8,16:0.75")
+
+
+def execution_spec(args: argparse.Namespace):
+    """The :class:`~opt_sched.execution.ExecutionSpec` of the parsed options
+    (``None`` when ``--execution`` has no default and was not given).
+
+    Raises
+    ------
+    OptionError
+        A shared option with the exclusive model, or a bad value.
+    """
+    from ..execution import ExecutionSpec
+
+    if args.execution is None:
+        given = [k for k in ("share", "max_rate", "node_rate", "eta")
+                 if getattr(args, k) is not None]
+        if given:
+            from ..errors import OptionError
+
+            raise OptionError(f"--{given[0].replace('_', '-')} needs --execution "
+                              f"shared")
+        return None
+    return ExecutionSpec(args.execution, share=args.share, max_rate=args.max_rate,
+                         node_rate=args.node_rate, eta=args.eta)
 
 
 def add_table_options(parser: argparse.ArgumentParser) -> None:

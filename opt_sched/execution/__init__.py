@@ -4,7 +4,11 @@
 - :mod:`.exclusive` -- ``exclusive``: one I/O phase at a time per I/O node
   (rule 5; the model of seeds 000 and 003 and of the exact layer).
 - :mod:`.shared` -- ``shared``: concurrent I/O phases share the node's
-  bandwidth (seed 001), with a share rule, a cap and a congestion curve.
+  bandwidth (seed 001), with a share rule, caps (per phase, per node) and a
+  congestion curve.
+- :mod:`.options` -- :class:`ExecutionSpec` (a model named with its options,
+  as commands and campaigns give it) and :func:`execute_plan` (a batch plan
+  under any model).
 
 Adding a model: one module with a class that follows
 :class:`ExecutionModel`, one line in :data:`EXECUTION_MODELS`; its
@@ -20,15 +24,18 @@ from typing import Any
 from ..errors import OptionError
 from .base import ExecutionModel, JobPhases
 from .exclusive import Exclusive
+from .options import ExecutionSpec, execute_plan
 from .shared import RateRecord, Shared
 
 __all__ = [
     "EXECUTION_MODELS",
     "Exclusive",
     "ExecutionModel",
+    "ExecutionSpec",
     "JobPhases",
     "RateRecord",
     "Shared",
+    "execute_plan",
     "get_execution_model",
 ]
 

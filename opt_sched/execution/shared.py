@@ -9,9 +9,11 @@ overscheduling"), split by a *share rule*:
 - ``share="equal"``: every phase gets the same rate;
 - ``share="nodes"``: rates proportional to the jobs' node counts ``Q_i``;
 
-and each phase's rate is capped by ``max_rate`` (default ``b_k``). Rates are
-max-min fair under those weights and the cap (water filling): with the
-node's level ``lambda``, phase ``p`` runs at ``min(c, omega_p lambda)``.
+and each phase's rate is capped by ``max_rate`` (default ``b_k``) and, with
+``node_rate``, by ``max(Q_i, 1) * node_rate`` (a per-node client limit: a job
+on more nodes can move data faster alone). Rates are max-min fair under
+those weights and caps (water filling): with the node's level ``lambda``,
+phase ``p`` runs at ``min(c_p, omega_p lambda)``.
 They change only when a phase starts or ends, and a phase ends when the
 integral of its rate reaches its volume.
 
@@ -49,7 +51,9 @@ class RateRecord:
     """What the validator needs to recompute every rate of a ``shared``
     schedule.
 
-    ``share`` and ``caps[k]`` (the per-phase cap on partition ``k``) define
+    ``share``, ``caps[k]`` (the per-phase cap on partition ``k``) and
+    ``node_rate`` (``None``, or the cap per node of the job: a phase of a job
+    on ``Q_i`` nodes is also capped at ``max(Q_i, 1) * node_rate``) define
     the rule; ``eta`` the congestion points ``((m, eta), ...)`` (empty: 1);
     ``levels[k]`` the node's level after each change, an ``(s, 2)`` array of
     ``(t, lambda)`` rows in time order (the level holds until the next row).
@@ -63,12 +67,17 @@ class RateRecord:
     caps: tuple[float, ...]
     eta: tuple[tuple[float, float], ...]
     levels: tuple[np.ndarray, ...]
+    node_rate: float | None = None
 
     def to_dict(self) -> dict[str, object]:
         """The ``execution_record`` of a schedule (``levels``: one array
         per partition, as in the record)."""
-        return {"share": self.share, "caps": list(self.caps),
-                "eta": [list(p) for p in self.eta], "levels": list(self.levels)}
+        out: dict[str, object] = {
+            "share": self.share, "caps": list(self.caps),
+            "eta": [list(p) for p in self.eta], "levels": list(self.levels)}
+        if self.node_rate is not None:
+            out["node_rate"] = self.node_rate
+        return out
 
 
 def parse_eta(eta: object) -> tuple[tuple[float, float], ...]:
@@ -111,6 +120,10 @@ class Shared:
         ``"equal"`` or ``"nodes"`` (proportional to ``Q_i``).
     max_rate
         The cap of one phase's rate (default: the node's bandwidth).
+    node_rate
+        The cap of one phase's rate per node of its job: a phase of a job on
+        ``Q_i`` nodes runs at most at ``max(Q_i, 1) * node_rate`` (default:
+        none).
     eta
         The congestion curve (:func:`parse_eta`); default none.
     policy
@@ -121,14 +134,18 @@ class Shared:
     name = "shared"
 
     def __init__(self, share: str = "equal", max_rate: float | None = None,
-                 eta: object = None, policy: object = None) -> None:
+                 eta: object = None, policy: object = None,
+                 node_rate: float | None = None) -> None:
         if share not in SHARE_RULES:
             raise OptionError(f"share={share!r} is not one of "
                               f"{', '.join(SHARE_RULES)}")
         if max_rate is not None and not (max_rate > 0 and math.isfinite(max_rate)):
             raise OptionError(f"max_rate={max_rate!r} must be a positive number")
+        if node_rate is not None and not (node_rate > 0 and math.isfinite(node_rate)):
+            raise OptionError(f"node_rate={node_rate!r} must be a positive number")
         self.share = share
         self.max_rate = max_rate
+        self.node_rate = node_rate
         self.eta = parse_eta(eta)
 
     def attach(self, instance: Instance) -> None:
@@ -139,16 +156,19 @@ class Shared:
                            float)
         caps = bands.copy() if self.max_rate is None else np.minimum(
             bands, self.max_rate)
-        weights = (np.ones(n) if self.share == "equal" else
-                   np.fromiter((max(j.nodes, 1) for j in jobs), float, n))
+        sizes = np.fromiter((max(j.nodes, 1) for j in jobs), float, n)
+        weights = np.ones(n) if self.share == "equal" else sizes
+        ncap = (np.full(n, np.inf) if self.node_rate is None
+                else sizes * self.node_rate)
         eta = np.asarray(self.eta, float).reshape(-1, 2).T.copy()
         self._n = n
         self._off = off
         self._caps = caps
         self._killed: dict[int, float] = {}
         self._pending: list[tuple[int, int]] = []
-        self._virtual = bool(np.all(caps >= bands))
-        state = sk.new_state(off, w, v, weights, bands, caps, eta)
+        self._virtual = bool(np.all(caps >= bands)) and bool(
+            n == 0 or len(bands) == 0 or ncap.min() >= bands.max())
+        state = sk.new_state(off, w, v, weights, bands, caps, eta, ncap)
         (_, self._ji, self._jf, self._pf, self._ki, self._kf, self._act,
          self._seg, self._seg_node, self._meta) = state
         self._offl = off.tolist()
@@ -225,4 +245,5 @@ class Shared:
         else:
             node = self._seg_node[:count]
             levels = tuple(pairs[node == k] for k in range(R))
-        return RateRecord(self.share, tuple(self._caps.tolist()), self.eta, levels)
+        return RateRecord(self.share, tuple(self._caps.tolist()), self.eta, levels,
+                          self.node_rate)

@@ -86,7 +86,7 @@ NSEG = 3
 # rows of ji
 J_PART, J_CUR, J_STATUS, J_EVP, J_POS, J_HEAP, J_ENDED, J_FIN, J_ORDER = range(9)
 # rows of jf
-F_EVT, F_REM, F_RATE, F_WGT, F_TAU, F_ZERO, F_ETA, F_KEY = range(8)
+F_EVT, F_REM, F_RATE, F_WGT, F_TAU, F_ZERO, F_ETA, F_KEY, F_NCAP = range(9)
 # rows of pf
 P_W, P_V, P_CSTART, P_IOSTART, P_IOEND = range(5)
 # rows of ki
@@ -96,19 +96,24 @@ KF_TLAST, KF_LAM, KF_NEXT, KF_SVC, KF_SUMW, KF_BAND, KF_CAP = range(7)
 
 
 def new_state(off: np.ndarray, w: np.ndarray, v: np.ndarray, weights: np.ndarray,
-              bands: np.ndarray, caps: np.ndarray, eta_points: np.ndarray
-              ) -> tuple[np.ndarray, ...]:
+              bands: np.ndarray, caps: np.ndarray, eta_points: np.ndarray,
+              ncap: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """A fresh state ``(ph_off, ji, jf, pf, ki, kf, act, seg, seg_node, meta)`` for
     jobs owning phases ``off[i]:off[i+1]`` (see the module docstring);
-    ``eta_points`` is ``2 x P`` (the ``m`` and ``eta`` of each point)."""
+    ``eta_points`` is ``2 x P`` (the ``m`` and ``eta`` of each point);
+    ``ncap[i]`` caps every phase of job ``i`` (the per-node rate times its
+    nodes; default none)."""
     n = len(off) - 1
     R = len(bands)
     cols = max(n, 1)
     ji = np.zeros((9, cols), np.int64)
     ji[J_PART] = -1
     ji[J_POS] = -1
-    jf = np.zeros((8, cols))
+    jf = np.zeros((9, cols))
     jf[F_WGT, :n] = weights
+    jf[F_NCAP] = np.inf
+    if ncap is not None:
+        jf[F_NCAP, :n] = ncap
     jf[F_ETA] = eta_table(cols, eta_points[0], eta_points[1])
     nph = len(w)
     pf = np.full((5, nph), np.nan)
@@ -214,23 +219,28 @@ def _drop_stale(k, n, act, status, hsz, tau, zeros):
 
 
 @njit(cache=True)
-def _explicit_level(k, t, n, cap, capacity, act, m, rem, rate, wgt, order, keys):
+def _explicit_level(k, t, n, cap, capacity, act, m, rem, rate, wgt, ncap, order,
+                    keys):
     """Water filling with explicit rates on node ``k`` (``m`` active
-    phases): set every rate; return ``(level, next end)``."""
+    phases): set every rate; return ``(level, next end)``. The phase of job
+    ``j`` is capped at ``c_j = min(cap, ncap[j])``."""
     base = k * n
     total_w = 0.0
-    max_w = 0.0
     for q in range(m):
         j = act[base + q]
         total_w += wgt[j]
-        if wgt[j] > max_w:
-            max_w = wgt[j]
     level = capacity / total_w
-    if max_w * level > cap:
+    binds = False
+    for q in range(m):
+        j = act[base + q]
+        if wgt[j] * level > min(cap, ncap[j]):
+            binds = True
+            break
+    if binds:
         # some caps bind: fill from the smallest cap/weight up
         for q in range(m):
             order[q] = act[base + q]
-            keys[q] = cap / wgt[order[q]]
+            keys[q] = min(cap, ncap[order[q]]) / wgt[order[q]]
         idx = np.argsort(keys[:m])
         left = capacity
         left_w = total_w
@@ -240,12 +250,12 @@ def _explicit_level(k, t, n, cap, capacity, act, m, rem, rate, wgt, order, keys)
             if keys[idx[q]] * left_w >= left:
                 level = left / left_w
                 break
-            left -= cap
+            left -= min(cap, ncap[j])
             left_w -= wgt[j]
     soonest = np.inf
     for q in range(m):
         j = act[base + q]
-        r = min(wgt[j] * level, cap)
+        r = min(wgt[j] * level, cap, ncap[j])
         rate[j] = r
         end = t + max(rem[j], 0.0) / r
         if end < soonest:
@@ -299,6 +309,7 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
     zeros = jf[F_ZERO]
     eta_of = jf[F_ETA]
     keys = jf[F_KEY]
+    ncap = jf[F_NCAP]
     w = pf[P_W]
     v = pf[P_V]
     cstart = pf[P_CSTART]
@@ -448,8 +459,8 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
                     node_next[k] = t + max(tau[act[k * n]] - svc[k], 0.0) / level
                 else:
                     level, node_next[k] = _explicit_level(
-                        k, t, n, caps[k], capacity, act, m, rem, rate, wgt, order,
-                        keys)
+                        k, t, n, caps[k], capacity, act, m, rem, rate, wgt, ncap,
+                        order, keys)
             lam[k] = level
             s = meta[NSEG]
             seg_node[s] = k

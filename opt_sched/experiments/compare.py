@@ -102,7 +102,7 @@ def compare_methods(instance: Instance, *,
 
 def compare(instance: Instance, *, heuristics: Sequence[str | Method] | None = None,
             policies: Sequence[str] | None = None,
-            io_nodes: int | None = None) -> pd.DataFrame:
+            io_nodes: int | None = None, execution: object = None) -> pd.DataFrame:
     """One validated row per heuristic x I/O policy.
 
     Parameters
@@ -117,6 +117,10 @@ def compare(instance: Instance, *, heuristics: Sequence[str | Method] | None = N
     io_nodes
         ``R``: the LPT allocation uses partitions ``0..R-1`` (default:
         all); written into the heuristics as ``+lpt(R=...)``.
+    execution
+        The execution model (:class:`~opt_sched.execution.ExecutionSpec`, a
+        name or a table; default ``exclusive``). Under ``shared`` the I/O
+        policies make no difference (there is no I/O queue).
 
     Returns
     -------
@@ -144,7 +148,7 @@ def compare(instance: Instance, *, heuristics: Sequence[str | Method] | None = N
     bound = lower_bound(instance, "makespan")
     rows = []
     for method in runs:
-        schedule = method.run(instance)
+        schedule = method.run(instance, execution=execution)
         validation.assert_feasible(instance, schedule)
         m = summary(instance, schedule)
         makespan = float(m["makespan"])

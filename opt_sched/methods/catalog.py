@@ -12,6 +12,7 @@ from .one_pack import ONE_PACK
 from .online import LS, PACKS
 from .packs import FIRST_FIT, LPT, MAKE_PACK
 from .registry import register, register_stage
+from .replayed import EASY, HERBEIN, WORKLOAD_ADAPTIVE
 
 __all__: list[str] = []
 
@@ -24,3 +25,7 @@ register(MAKE_PACK, _builtin=True)
 # online schedulers replayed on a batch (seed 000)
 register(PACKS, _builtin=True)
 register(LS, _builtin=True)
+# online schedulers replayed under an execution model (seed 001)
+register(EASY, _builtin=True)
+register(HERBEIN, _builtin=True)
+register(WORKLOAD_ADAPTIVE, _builtin=True)

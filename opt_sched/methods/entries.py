@@ -74,7 +74,12 @@ class MethodEntry:
         One line.
     build
         ``build(instance, method, seed) -> Plan | Schedule``: a plan is run
-        by :func:`~opt_sched.simulation.simulate` under ``method.policy``.
+        by :func:`~opt_sched.simulation.simulate` under ``method.policy``
+        (or, under another execution model, by
+        :func:`~opt_sched.execution.execute_plan`). An entry with
+        ``executes`` is called ``build(instance, method, seed,
+        execution=spec)`` and runs its schedule under that
+        :class:`~opt_sched.execution.ExecutionSpec` itself.
     params
         Its ``key=value`` parameters (:class:`~.params.Param`).
     supports
@@ -99,6 +104,10 @@ class MethodEntry:
     effective
         ``effective(instance, method) -> {name: float}``: parameters as
         used on ``instance`` (e.g. ``sensibility``: ``S = alpha`` resolved).
+    executes
+        ``build`` takes ``execution=`` (an online method that replays under
+        an execution model); otherwise a ``build`` that returns a finished
+        schedule runs under ``exclusive`` only.
     """
 
     name: str
@@ -113,6 +122,7 @@ class MethodEntry:
     warm_starts: tuple[str, ...] = ()
     warm_rank: int = 100
     effective: Callable[[Instance, Method], Mapping[str, float]] | None = None
+    executes: bool = False
 
 
 # -- resolved specs ----------------------------------------------------------------
@@ -258,8 +268,10 @@ class Method:
             return {}
         return dict(self.entry.effective(instance, self))
 
-    def plan(self, instance: Instance, seed: int = 0) -> Any:
-        """The plan (or schedule) ``build`` makes for ``instance``.
+    def plan(self, instance: Instance, seed: int = 0, execution: object = None
+             ) -> Any:
+        """The plan (or schedule) ``build`` makes for ``instance``
+        (``execution`` goes to an entry that ``executes``).
 
         Raises
         ------
@@ -270,18 +282,37 @@ class Method:
         if reason:
             raise OptionError(f"method {self.spec}: not for instance "
                               f"{instance.name!r}: {reason}")
+        if self.entry.executes:
+            from ..execution import ExecutionSpec
+
+            return self.entry.build(instance, self, seed,
+                                    execution=ExecutionSpec.parse(execution))
         return self.entry.build(instance, self, seed)
 
-    def run(self, instance: Instance, seed: int = 0) -> Schedule:
-        """The schedule of ``instance`` (not validated: callers validate);
-        its ``method`` is this spec."""
+    def run(self, instance: Instance, seed: int = 0,
+            execution: object = None) -> Schedule:
+        """The schedule of ``instance`` under ``execution`` (an
+        :class:`~opt_sched.execution.ExecutionSpec`, a model name or a
+        table; default ``exclusive``), not validated (callers validate);
+        its ``method`` is this spec.
+
+        Raises
+        ------
+        OptionError
+            A method that makes finished schedules under ``exclusive`` only
+            was asked for another model.
+        """
+        from ..execution import ExecutionSpec, execute_plan
         from ..schedule import Schedule
 
-        result = self.plan(instance, seed)
+        spec = ExecutionSpec.parse(execution)
+        result = self.plan(instance, seed, spec)
         if not isinstance(result, Schedule):
-            from ..simulation import simulate
-
-            result = simulate(instance, result, self.policy or DEFAULT_POLICY)
+            result = execute_plan(instance, result, spec,
+                                  self.policy or DEFAULT_POLICY)
+        elif not self.entry.executes and spec != ExecutionSpec():
+            raise OptionError(f"method {self.spec}: runs under the exclusive "
+                              f"model only, not {spec.label}")
         return dataclasses.replace(result, method=self.spec)
 
 

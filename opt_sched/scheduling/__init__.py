@@ -12,11 +12,14 @@ the registered start rules.
   ``easy`` and ``conservative`` (batsched's EASY and conservative
   backfilling, :mod:`.easy`, :mod:`.conservative`), ``io-easy`` (seed 000's
   I/O-aware list scheduling, :mod:`.io_aware`), ``herbein`` (Herbein et
-  al.'s bandwidth-limited backfilling, :mod:`.herbein`). The backfilling ones
+  al.'s bandwidth-limited backfilling, declared or estimated bandwidths,
+  :mod:`.herbein`), ``workload-adaptive`` (seed 001's target throughput and
+  two-group approximation, :mod:`.adaptive`). The backfilling ones
   share :mod:`.backfilling` (their Python side), :mod:`.backfill_kernel`
   (their one, compiled, implementation: lanes, reservations, the passes),
   :mod:`.profile` (the availability profile), :mod:`.queue_order`
-  (``order="fcfs"|"sjf"``) and :mod:`.bandwidth` (bandwidth rules); without
+  (``order="fcfs"|"sjf"``), :mod:`.bandwidth` (bandwidth rules) and
+  :mod:`.estimators` (declared or history estimates); without
   I/O the engine runs them in :mod:`.fused` (one compiled loop).
 
 Adding a scheduler: one module with a class that follows
@@ -30,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import OptionError
+from .adaptive import WorkloadAdaptive
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
 from .conservative import ConservativeBackfilling
 from .easy import EasyBackfilling
@@ -54,6 +58,7 @@ __all__ = [
     "RunningJob",
     "Scheduler",
     "Start",
+    "WorkloadAdaptive",
     "get_scheduler",
     "job_table",
     "register_scheduler",
@@ -66,6 +71,7 @@ SCHEDULERS: dict[str, Callable[..., Scheduler]] = {
     "conservative": ConservativeBackfilling,
     "io-easy": IOAwareEasy,
     "herbein": HerbeinEasy,
+    "workload-adaptive": WorkloadAdaptive,
     "packs": PackScheduling,
 }
 """Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`)."""

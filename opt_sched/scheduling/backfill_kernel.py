@@ -9,22 +9,27 @@ jobs, ``L`` lanes (partitions), ``W`` words per machine set:
 
 - ``ji[j]``: nodes, lane, state (0 unsubmitted, 1 waiting, 2 running,
   3 ended), mask slot (``-1``), has a reservation, position in the running
-  list; ``jf[j]``: estimate ``e_j`` (+ RJMS delay), bandwidth ``beta_j``,
-  allocation start and end (running or reserved);
+  list, regular (the target rule's group); ``jf[j]``: estimate ``e_j``
+  (+ RJMS delay), bandwidth ``beta_j`` (the admission demand), allocation
+  start and end (running or reserved), excess over the target's background
+  (the target rule's ``r'_j``);
 - ``masks[slot]``: the machines of a running or reserved job, slots taken
   from the stack ``slots``;
 - ``li[k]``: profile slices in use, head job (``-1``), a job ended at this
   instant, stale (a reservation lies in the past), free machines now,
   profile tracks bandwidth, running jobs, earliest estimated end to
-  recompute; ``lf[k]``: bandwidth tolerance,
-  sum of the running jobs' ``beta``, bandwidth of the jobs past their
-  estimate, partition bandwidth ``b_k``, admission limit ``L`` (``inf``),
-  earliest estimated end of a running job;
+  recompute, running regular jobs (target rule); ``lf[k]``: bandwidth
+  tolerance, sum of the running jobs' ``beta``, bandwidth of the jobs past
+  their estimate, partition bandwidth ``b_k``, admission limit ``L``
+  (``inf``), earliest estimated end of a running job, the running jobs'
+  excess and the target ``R*'`` (target rule);
 - the profiles ``times[k]``, ``free[k]``, ``bw[k]``
   (:mod:`~opt_sched.scheduling.profile`), ``busy[k]`` (machines of jobs
   past their estimate);
-- ``g``: free slots, running jobs, admission rule on, some job has 0 nodes,
-  jobs started in this decision; ``run_list``; ``scratch``; ``started``
+- ``g``: free slots, running jobs, admission rule (:data:`CHECK_NONE`,
+  :data:`CHECK_LIMIT`, :data:`CHECK_TARGET`), some job has 0 nodes, jobs
+  started in this decision, a job refused by the admission rule is skipped
+  rather than reserved; ``run_list``; ``scratch``; ``started``
   (the jobs started in this decision, in order).
 
 Capacity: a pass adds at most two slices and takes at most one slot per
@@ -54,17 +59,22 @@ from ..borrow import borrow
 from . import profile as pf
 
 # ji columns
-J_NODES, J_LANE, J_STATE, J_SLOT, J_RES, J_RUNPOS = 0, 1, 2, 3, 4, 5
+J_NODES, J_LANE, J_STATE, J_SLOT, J_RES, J_RUNPOS, J_REG = 0, 1, 2, 3, 4, 5, 6
 # job states
 UNSUBMITTED, WAITING, RUNNING, ENDED = 0, 1, 2, 3
 # jf columns
-F_EST, F_DEMAND, F_START, F_END = 0, 1, 2, 3
+F_EST, F_DEMAND, F_START, F_END, F_EXCESS = 0, 1, 2, 3, 4
 # li columns
-L_NSL, L_HEAD, L_ENDED, L_STALE, L_FREE, L_TRACK, L_NRUN, L_DIRTY = range(8)
+L_NSL, L_HEAD, L_ENDED, L_STALE, L_FREE, L_TRACK, L_NRUN, L_DIRTY, L_NREG = range(9)
 # lf columns
-LF_TOL, LF_RUNBW, LF_BUSYBW, LF_BAND, LF_LIMIT, LF_MINEND = range(6)
+LF_TOL, LF_RUNBW, LF_BUSYBW, LF_BAND, LF_LIMIT, LF_MINEND, LF_EXCESS, LF_TARGET = \
+    range(8)
 # g entries
-G_SLOTTOP, G_NRUN, G_CHECK, G_ZERO, G_NSTARTED = 0, 1, 2, 3, 4
+G_SLOTTOP, G_NRUN, G_CHECK, G_ZERO, G_NSTARTED, G_SKIP = 0, 1, 2, 3, 4, 5
+# admission rules (g[G_CHECK])
+CHECK_NONE, CHECK_LIMIT, CHECK_TARGET = 0, 1, 2
+# what place() did
+RESERVED, STARTED, REFUSED = 0, 1, 2
 
 EASY = 0
 CONSERVATIVE = 1
@@ -79,26 +89,28 @@ def borrowed(st):
 
 
 def new_state(nodes, estimate, demand, lane, sizes, bands, capacities, limits,
-              check, slices=64, slots=64):
+              check, slices=64, slots=64, skip=False):
     """A fresh state (see the module docstring). ``capacities[k]``: the
     bandwidth the profile tracks (``nan``: none); ``limits[k]``: the
-    admission limit (``inf``: none); ``check``: admission rule on."""
+    admission limit (``inf``: none); ``check``: the admission rule
+    (``CHECK_*``; ``True`` is ``CHECK_LIMIT``); ``skip``: a job the rule
+    refuses gets no reservation."""
     n = len(nodes)
     L = len(sizes)
     W = pf.words_for(max(sizes))
-    ji = np.zeros((n, 6), np.int64)
+    ji = np.zeros((n, 7), np.int64)
     ji[:, J_NODES] = nodes
     ji[:, J_LANE] = lane
     ji[:, J_SLOT] = -1
     ji[:, J_RUNPOS] = -1
-    jf = np.zeros((n, 4))
+    jf = np.zeros((n, 5))
     jf[:, F_EST] = estimate
     jf[:, F_DEMAND] = demand
     slots = max(slots, 1)
     masks = np.zeros((slots, W), np.uint64)
     slot_stack = np.arange(slots - 1, -1, -1, dtype=np.int64)
-    li = np.zeros((L, 8), np.int64)
-    lf = np.zeros((L, 6))
+    li = np.zeros((L, 9), np.int64)
+    lf = np.zeros((L, 8))
     times = np.zeros((L, slices))
     free = np.zeros((L, slices, W), np.uint64)
     bw = np.zeros((L, slices))
@@ -119,9 +131,10 @@ def new_state(nodes, estimate, demand, lane, sizes, bands, capacities, limits,
         lf[k, LF_LIMIT] = limits[k]
         lf[k, LF_MINEND] = math.inf
     busy = np.zeros((L, W), np.uint64)
-    g = np.zeros(5, np.int64)
+    g = np.zeros(6, np.int64)
     g[G_SLOTTOP] = slots
-    g[G_CHECK] = check
+    g[G_CHECK] = int(check)
+    g[G_SKIP] = int(skip)
     g[G_ZERO] = int((np.asarray(nodes) == 0).any())
     run_list = np.zeros(max(n, 1), np.int64)
     scratch = np.zeros((3, W), np.uint64)
@@ -224,6 +237,8 @@ def start_job(st, j, now, rows, r):
     li[k, L_FREE] -= ji[j, J_NODES]
     li[k, L_NRUN] += 1
     lf[k, LF_RUNBW] += jf[j, F_DEMAND]
+    lf[k, LF_EXCESS] += jf[j, F_EXCESS]
+    li[k, L_NREG] += ji[j, J_REG]
     lf[k, LF_MINEND] = min(lf[k, LF_MINEND], end)
     ji[j, J_RUNPOS] = g[G_NRUN]
     run_list[g[G_NRUN]] = j
@@ -280,13 +295,24 @@ def complete_job(st, j):
 # -- placing ------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _admits(st, j, k):
-    jf, lf, g = st[1], st[5], st[10]
-    if not g[G_CHECK]:
+    """The admission rule (see :mod:`~opt_sched.scheduling.bandwidth`).
+
+    ``CHECK_LIMIT``: ``sum_running d + d_j <= L``. ``CHECK_TARGET`` also
+    asks a regular job (``J_REG``) to bring the running jobs' excess
+    ``X`` no further from the target ``R*'`` than it is: ``X + r'_j / 2 <=
+    R*'``, unless no regular job runs. (The caller keeps ``LF_EXCESS``,
+    ``L_NREG``, ``F_EXCESS`` and ``J_REG`` up to date before each pass.)"""
+    ji, jf, li, lf, g = st[0], st[1], st[4], st[5], st[10]
+    check = g[G_CHECK]
+    if check == CHECK_NONE:
         return True
     demand = jf[j, F_DEMAND]
-    if demand <= 0.0:
-        return True
-    return lf[k, LF_RUNBW] + demand <= lf[k, LF_LIMIT] + lf[k, LF_TOL]
+    if demand > 0.0 and lf[k, LF_RUNBW] + demand > lf[k, LF_LIMIT] + lf[k, LF_TOL]:
+        return False
+    if check == CHECK_TARGET and ji[j, J_REG] and li[k, L_NREG] > 0:
+        return (lf[k, LF_EXCESS] + 0.5 * jf[j, F_EXCESS]
+                <= lf[k, LF_TARGET] + lf[k, LF_TOL])
+    return True
 
 
 @njit(cache=True)
@@ -305,8 +331,11 @@ def fits_now(st, j, now):
 def place(st, j, now):
     """batsched ``add_job_first_fit``: start ``j`` now if its first fit
     starts now (and the admission rule lets it), else keep the fit as its
-    reservation. Returns whether it started. A job that never fits (its
-    machines held by jobs of infinite estimate) gets no reservation."""
+    reservation. Returns :data:`STARTED`, :data:`RESERVED` (also: a job that
+    never fits -- its machines held by jobs of infinite estimate -- gets no
+    reservation), or :data:`REFUSED`: it fits now, the admission rule
+    refuses it, and the rule skips refused jobs (``G_SKIP``): no
+    reservation."""
     ji, jf, li, lf, scratch = st[0], st[1], st[4], st[5], st[12]
     k = ji[j, J_LANE]
     a, now_ok = pf.first_fit(st[6], st[7], st[8], k, li[k, L_NSL], st[9],
@@ -314,12 +343,15 @@ def place(st, j, now):
                              jf[j, F_DEMAND], li[k, L_TRACK] != 0, lf[k, LF_TOL],
                              scratch, scratch, 1)
     if a < 0:
-        return False
-    if now_ok and _admits(st, j, k):
-        start_job(st, j, now, scratch, 1)
-        return True
+        return RESERVED
+    if now_ok:
+        if _admits(st, j, k):
+            start_job(st, j, now, scratch, 1)
+            return STARTED
+        if st[10][G_SKIP]:
+            return REFUSED
     reserve_job(st, j, st[6][k, a], scratch, 1)
-    return False
+    return RESERVED
 
 
 @njit(cache=True)
@@ -385,8 +417,8 @@ def easy_pass(st, k, now, order, n, released, nrel):
         old = li[k, L_HEAD]
         if old >= 0 and ji[old, J_RES]:
             unreserve_job(st, old)
-        while i < n and place(st, order[i], now):
-            i += 1
+        while i < n and place(st, order[i], now) != RESERVED:
+            i += 1  # started, or refused and skipped: the next job is the head
         placed = True
     head = order[i] if i < n else -1
     # batsched counts the machines of its first slice, which at a slice
@@ -413,8 +445,10 @@ def easy_pass(st, k, now, order, n, released, nrel):
                 if not placed:
                     if ji[j, J_RES]:
                         unreserve_job(st, j)
-                    if place(st, j, now):
-                        free -= ji[j, J_NODES]
+                    done = place(st, j, now)
+                    if done != RESERVED:
+                        if done == STARTED:
+                            free -= ji[j, J_NODES]
                         head = order[idx + 1] if idx + 1 < n else -1
                         placed = False
                         continue

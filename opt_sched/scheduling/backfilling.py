@@ -30,6 +30,16 @@ sees this: Batsim kills at the wall time, and it has no admission rule.
 
 Jobs are scheduled on their pre-mapped partition, or on partition 0.
 
+The bandwidth a job asks for (its *demand*) comes from an estimate source
+(:mod:`~opt_sched.scheduling.estimators`): the declared average bandwidth
+``beta_i`` (default), or the history estimator (``estimates="history"``,
+only with a rule that checks at start time and does not plan bandwidth:
+a waiting job's demand then changes as jobs complete). A running job keeps
+the demand it was admitted with until it ends. With the history source, a
+demand above the admission limit ``L`` counts as ``L`` (the authors' code
+caps it likewise), so a job whose estimate exceeds the limit still runs,
+alone.
+
 When the workload does no I/O and the queue order has a static key, the
 replay engine runs the whole replay in :mod:`~opt_sched.scheduling.fused`,
 which calls the same compiled passes (:meth:`ProfileScheduler.fused_spec`).
@@ -38,7 +48,7 @@ which calls the same compiled passes (:meth:`ProfileScheduler.fused_spec`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -47,6 +57,7 @@ from . import backfill_kernel as bk
 from . import profile as pf
 from .bandwidth import BandwidthRule, IgnoreBandwidth
 from .base import Cluster, JobTable, Start
+from .estimators import ESTIMATE_SOURCES, make_estimates
 from .queue_order import QueueOrder, get_queue_order
 
 __all__ = ["ProfileScheduler"]
@@ -65,6 +76,13 @@ class ProfileScheduler:
         default, 5 in batsched).
     bandwidth
         The bandwidth rule (:mod:`~opt_sched.scheduling.bandwidth`).
+    estimates
+        Where demands come from: ``"declared"`` or ``"history"`` (see the
+        module docstring).
+    prior
+        History only: isolated runs ``{job index: (run time, throughput)}``
+        that pre-train the estimator (one per group;
+        :func:`~opt_sched.scheduling.pretrain.isolated_runs`).
     """
 
     name = "profile"
@@ -73,13 +91,27 @@ class ProfileScheduler:
     or ``CONSERVATIVE``)."""
 
     def __init__(self, order: str | QueueOrder = "fcfs", rjms_delay: float = 0.0,
-                 bandwidth: BandwidthRule | None = None) -> None:
+                 bandwidth: BandwidthRule | None = None,
+                 estimates: str = "declared",
+                 prior: Mapping[int, tuple[float, float]] | None = None) -> None:
         if isinstance(rjms_delay, bool) or not isinstance(rjms_delay, (int, float)) \
                 or not rjms_delay >= 0 or math.isinf(rjms_delay):
             raise OptionError(f"rjms_delay={rjms_delay!r} must be a number >= 0")
+        if estimates not in ESTIMATE_SOURCES:
+            raise OptionError(f"estimates={estimates!r} is not one of "
+                              f"{', '.join(ESTIMATE_SOURCES)}")
         self.order = get_queue_order(order)
         self.rjms_delay = float(rjms_delay)
         self.rule = bandwidth if bandwidth is not None else IgnoreBandwidth()
+        if estimates != "declared" and (self.rule.reserves or not self.rule.checks):
+            raise OptionError(f"scheduler {self.name!r}: estimates={estimates!r} "
+                              "needs a bandwidth rule checked at start time "
+                              "(herbein, workload-adaptive)")
+        if prior and estimates != "history":
+            raise OptionError(f"scheduler {self.name!r}: a prior (pre-training) "
+                              "needs estimates='history'")
+        self.estimates = estimates
+        self.prior = dict(prior) if prior else None
 
     # -- the Scheduler protocol -----------------------------------------------
     def attach(self, jobs: JobTable, cluster: Cluster) -> None:
@@ -90,21 +122,43 @@ class ProfileScheduler:
         sizes = [cluster.size(k) for k in range(L)]
         bands = [cluster.bandwidth(k) for k in range(L)]
         tracked = self.rule.reserves or self.rule.checks
-        demand = jobs.bandwidth if tracked else np.zeros(n)
+        self._est = make_estimates(self.estimates, jobs, self.prior)
+        self._dynamic = self.estimates != "declared"
+        self._seen_version = -1
         capacities = [math.nan if self.rule.capacity(b) is None
                       else self.rule.capacity(b) for b in bands]
         limits = [self.rule.limit_for(b) for b in bands]
         lane = np.maximum(jobs.partition, 0)
+        self._limit_of = np.asarray(limits, float)[lane]
+        demand = (self._demands(np.arange(n)) if tracked else np.zeros(n))
         self._st = bk.new_state(jobs.nodes, jobs.estimate + self.rjms_delay, demand,
                                 lane, sizes, bands, capacities, limits,
-                                self.rule.checks)
-        self._check_demands(demand, lane, capacities, limits)
+                                self.rule.check_mode, skip=self.rule.skips_refused)
+        if not self._dynamic:
+            self._check_demands(demand, lane, capacities, limits)
         self._lane_of = lane.tolist()
         self._queues: list[dict[int, None]] = [{} for _ in range(L)]
         self._released: list[list[int]] = [[] for _ in range(L)]
         self._active: dict[int, None] = {}
         self._mbuf = np.zeros(sum(sizes), np.int64)
         self._moff = np.zeros(n + 1, np.int64)
+
+    def _demands(self, jobs: np.ndarray) -> np.ndarray:
+        """The admission demands of ``jobs`` from the estimate source (capped
+        at the limit ``L`` for a dynamic source)."""
+        rates = self._est.rates(jobs)
+        if self._dynamic:
+            rates = np.minimum(rates, self._limit_of[jobs])
+        return rates
+
+    def _refresh_demands(self) -> None:
+        """Before a pass: the waiting jobs' demands from the latest
+        estimates (running jobs keep theirs)."""
+        waiting = [j for queue in self._queues for j in queue]
+        if waiting:
+            idx = np.asarray(waiting, np.int64)
+            self._st[1][idx, bk.F_DEMAND] = self._demands(idx)
+        self._seen_version = self._est.version
 
     def _check_demands(self, demand, lane, capacities, limits) -> None:
         """A job whose bandwidth exceeds its partition's capacity (or limit)
@@ -126,10 +180,16 @@ class ProfileScheduler:
         self._active[k] = None
 
     def complete(self, now: float, job: int, killed: bool) -> None:
+        if self._dynamic:
+            self._est.observe(job, float(self._st[1][job, bk.F_START]), now)
         bk.complete_job(self._st, job)
         self._active[self._lane_of[job]] = None
 
     def decide(self, now: float) -> Sequence[Start]:
+        if self._dynamic and (self._est.version != self._seen_version
+                              or any(self._released)):
+            self._refresh_demands()
+        self._before_pass(now)
         st = self._st
         st[10][bk.G_NSTARTED] = 0
         sort = self.order.sort
@@ -154,6 +214,9 @@ class ProfileScheduler:
             starts.append(Start(j, tuple(numbers[off[s]:off[s + 1]]), k))
         return starts
 
+    def _before_pass(self, now: float) -> None:
+        """Hook for subclasses: called before each decision's passes."""
+
     def next_wakeup(self, now: float) -> float:
         return math.inf
 
@@ -176,6 +239,6 @@ class ProfileScheduler:
         for :mod:`~opt_sched.scheduling.fused`, or ``None`` if the queue
         order has no static key (it must then be asked at every pass)."""
         key = getattr(self.order, "static_key", None)
-        if key is None:
+        if key is None or self._dynamic or self.rule.check_mode == bk.CHECK_TARGET:
             return None
         return self.kind, key(self._jobs)

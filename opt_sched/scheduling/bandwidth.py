@@ -19,6 +19,15 @@ A rule is composed into a profile scheduler
 - :class:`BandwidthLimit` -- Herbein et al.'s admission limit ``L``: a job
   starts (in order or as a backfill) only if
   ``beta_i + sum_{running} beta_j <= L``; reservations hold nodes only.
+- :class:`TargetThroughput` -- seed 001's workload-adaptive rule: the limit
+  ``L`` (the "hard limit"), and a throughput *target* for the regular jobs
+  of the two-group approximation (the math is in
+  :mod:`~opt_sched.scheduling.adaptive`, which keeps the target up to date);
+  a job the rule refuses holds no reservation.
+
+The demands ``beta_i`` are the declared average bandwidths, or, for the
+rules checked at start time, estimates from history
+(:mod:`~opt_sched.scheduling.estimators`).
 """
 
 from __future__ import annotations
@@ -26,8 +35,10 @@ from __future__ import annotations
 import math
 
 from ..errors import OptionError
+from .backfill_kernel import CHECK_LIMIT, CHECK_NONE, CHECK_TARGET
 
-__all__ = ["BandwidthLimit", "BandwidthRule", "IgnoreBandwidth", "ReservedBandwidth"]
+__all__ = ["BandwidthLimit", "BandwidthRule", "IgnoreBandwidth", "ReservedBandwidth",
+           "TargetThroughput"]
 
 
 class BandwidthRule:
@@ -37,7 +48,17 @@ class BandwidthRule:
     """Whether the availability profile tracks bandwidth."""
 
     checks = False
-    """Whether :meth:`admits` must be asked before a start."""
+    """Whether an admission test is made before a start."""
+
+    skips_refused = False
+    """Whether a job that fits now but is refused by the admission test gets
+    no reservation (``False``: it keeps its first fit, now, as its
+    reservation -- its machines stay reserved while it waits)."""
+
+    @property
+    def check_mode(self) -> int:
+        """The compiled admission rule (``backfill_kernel.CHECK_*``)."""
+        return CHECK_LIMIT if self.checks else CHECK_NONE
 
     def capacity(self, partition_bandwidth: float) -> float | None:
         """The bandwidth capacity the profile tracks (``None``: none)."""
@@ -82,3 +103,25 @@ class BandwidthLimit(BandwidthRule):
 
     def limit_for(self, partition_bandwidth: float) -> float:
         return partition_bandwidth if self.limit is None else self.limit
+
+
+class TargetThroughput(BandwidthLimit):
+    """Seed 001's workload-adaptive admission: the hard limit ``L`` of
+    :class:`BandwidthLimit`, and for a *regular* job ``j`` (excess ``r'_j``
+    over the background of the two-group approximation) also
+
+    .. math:: X + r'_j / 2 \\le R^{*\\prime}
+
+    where ``X`` is the running jobs' total excess and ``R*'`` the reduced
+    target -- the start brings ``X`` no further from the target than it is --
+    unless no regular job runs (so I/O never starves). A job refused by
+    either test holds no reservation: its machines stay free for others.
+    :class:`~opt_sched.scheduling.adaptive.WorkloadAdaptive` sets ``X``,
+    ``R*'``, ``r'_j`` and the groups before each pass.
+    """
+
+    skips_refused = True
+
+    @property
+    def check_mode(self) -> int:
+        return CHECK_TARGET

@@ -21,9 +21,24 @@ whose reservation also holds the head job's bandwidth: here backfilled jobs
 may take bandwidth the head job will need, and a head job whose machines
 are free but whose bandwidth is not keeps its machines reserved from now
 on. A limit below ``B`` leaves head-room for I/O bursts.
+
+The bandwidths are *estimates*, from a pluggable source (``estimates=``,
+:mod:`~opt_sched.scheduling.estimators`): the declared ``beta_i``
+(default; Herbein et al. and seed 000 assume the I/O behaviour known), or
+seed 001's history estimator (``"history"``): per-group moving averages of
+the *measured* throughput ``V_i / (C_i - S_i)``, cold-started from the
+declared rate (a pre-trained estimator). This is seed 001's "common"
+I/O-aware scheduling: "the scheduler estimates the file system throughput of
+the jobs" and "doesn't let the total estimated throughput exceed" the
+limit. With history, a job's demand is capped at ``L`` (so it may run
+alone) and a running job counts with the estimate it was admitted with.
+Measured rates fall under contention, so the estimates fall and more jobs
+are admitted: seed 001's "overscheduling leads to further overscheduling".
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from .bandwidth import BandwidthLimit
 from .easy import EasyBackfilling
@@ -45,10 +60,16 @@ class HerbeinEasy(EasyBackfilling):
         Queue order, ``"fcfs"`` (default) or ``"sjf"``.
     rjms_delay
         Seconds added to every estimate.
+    estimates
+        ``"declared"`` (default) or ``"history"`` (see the module docstring).
+    prior
+        History only: isolated runs that pre-train the estimator
+        (:func:`~opt_sched.scheduling.pretrain.isolated_runs`).
     """
 
     name = "herbein"
 
     def __init__(self, limit: float | None = None, order: str | QueueOrder = "fcfs",
-                 rjms_delay: float = 0.0) -> None:
-        super().__init__(order, rjms_delay, BandwidthLimit(limit))
+                 rjms_delay: float = 0.0, estimates: str = "declared",
+                 prior: Mapping[int, tuple[float, float]] | None = None) -> None:
+        super().__init__(order, rjms_delay, BandwidthLimit(limit), estimates, prior)

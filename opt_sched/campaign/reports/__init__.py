@@ -9,6 +9,8 @@ study. Each is ``write(spec, rows, out) -> list[Path]`` where ``rows`` is
   before campaigns existed.
 - ``ijhpca2023``: the figures of seed 000's evaluation and the certified
   gaps (:mod:`.ijhpca2023`).
+- ``goponenko``: seed 001's improvements over the default scheduler, beside
+  the slides' figures (:mod:`.goponenko`).
 """
 
 from __future__ import annotations
@@ -32,9 +34,16 @@ def _ijhpca2023(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     return write(spec, rows, out)
 
 
+def _goponenko(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
+    from .goponenko import write_report as write
+
+    return write(spec, rows, out)
+
+
 REPORTS: dict[str, Callable[[Any, Mapping[str, Any], Path], list[Path]]] = {
     "ics2020": _ics2020,
     "ijhpca2023": _ijhpca2023,
+    "goponenko": _goponenko,
 }
 
 

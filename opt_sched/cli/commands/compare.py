@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..arguments import add_table_options, output_path, positive_int
+from ..arguments import (
+    add_execution_options,
+    add_table_options,
+    execution_spec,
+    output_path,
+    positive_int,
+)
 from ..exit_codes import EXIT_OK
 from ..output import show_rows
 from ..rows import RowFile
@@ -21,16 +27,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=output_path,
                         help="write the table here as CSV (full precision)")
     add_table_options(parser)
+    add_execution_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ...experiments.compare import compare
     from ...io import read_instance
 
+    spec = execution_spec(args)
     instance = read_instance(args.instance)
     with RowFile(args.out) as rows:
         try:
-            table = compare(instance, io_nodes=args.io_nodes)
+            table = compare(instance, io_nodes=args.io_nodes, execution=spec)
         except KeyboardInterrupt:
             if rows.path is None and rows.rows and not args.json:
                 show_rows(rows.rows, args, title="finished before the interruption")
@@ -41,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     for heuristic, reason in table.attrs.get("skipped", ()):
         print(f"skipped {heuristic}: {reason}", file=sys.stderr)
     show_rows(records, args, title=f"{instance.name}: every heuristic x every I/O "
-              "policy (all schedules validated)")
+              f"policy, execution {spec.label} (all schedules validated)")
     if args.out and not args.json:
         print(f"written to {args.out}")
     return EXIT_OK

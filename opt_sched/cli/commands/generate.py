@@ -13,7 +13,13 @@ Protocols (each reads its own options; the others are ignored):
 - ``nersc-edison``, ``fit:TRACE.swf`` -- seed 002's NERSC-calibrated
   model, or one fitted to an SWF trace (``--nodes``, ``--days``,
   ``--seed``, ``--users``, ``--accounts``): arrivals under job-pressure
-  control after a fill phase (:mod:`opt_sched.workloads.nersc`).
+  control after a fill phase (:mod:`opt_sched.workloads.nersc`);
+- ``goponenko-w1``, ``goponenko-w2`` -- seed 001's HPC-cluster Workloads 1
+  and 2 (``--nodes``, default 256; ``--repeats``, default 8 / 5), every
+  choice the slides leave open documented in
+  :mod:`opt_sched.workloads.goponenko`; deterministic. Run them under the
+  file system model it names (``opt-sched replay --execution shared
+  --share nodes --node-rate 0.5 --eta 1:1,4:0.8,16:0.75``).
 """
 
 from __future__ import annotations
@@ -26,10 +32,10 @@ from ..exit_codes import EXIT_OK
 from ..output import print_json
 
 NAME = "generate"
-HELP = "generate a workload (ics2020, tucan, mira, uniform, jann)"
+HELP = "generate a workload (ics2020, tucan, mira, uniform, jann, goponenko-w1, ...)"
 
 PROTOCOLS = ("ics2020", "tucan", "mira", "uniform", "jann", "nersc-edison",
-             "fit:TRACE.swf")
+             "goponenko-w1", "goponenko-w2", "fit:TRACE.swf")
 
 
 def _protocol(text: str) -> str:
@@ -66,7 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mean-interarrival", type=positive_float, default=583.0,
                         help="mean inter-arrival time, s (jann)")
     parser.add_argument("--nodes", type=positive_int, default=None,
-                        help="machine size (jann: 320)")
+                        help="machine size (jann: 320; goponenko-w1/w2: 256)")
+    parser.add_argument("--repeats", type=positive_int, default=None,
+                        help="periods of the pattern (goponenko-w1: 8, -w2: 5)")
     parser.add_argument("--placement", choices=("random", "contiguous"), default=None,
                         help="also draw the file nodes (jann)")
     parser.add_argument("--days", type=positive_float, default=5.0,
@@ -78,6 +86,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _instance(args: argparse.Namespace):
+    if args.protocol.startswith("goponenko-w"):
+        from ...workloads.goponenko import EXECUTION, goponenko_workload
+
+        workload = int(args.protocol[-1])
+        return goponenko_workload(workload, args.nodes or 256, args.repeats), {
+            "execution": {"model": "shared", **EXECUTION}}
     if args.protocol == "nersc-edison" or args.protocol.startswith("fit:"):
         from ...workloads.nersc import DAY, generate_nersc
 

@@ -20,7 +20,14 @@ import time
 from pathlib import Path
 
 from ...errors import OptionError
-from ..arguments import output_path, positive_float, positive_int, seed
+from ..arguments import (
+    add_execution_options,
+    execution_spec,
+    output_path,
+    positive_float,
+    positive_int,
+    seed,
+)
 from ..exit_codes import EXIT_OK
 from ..output import print_json
 
@@ -52,7 +59,6 @@ def _job_window(text: str) -> tuple[int, int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ...execution import EXECUTION_MODELS
     from ...scheduling import SCHEDULERS
     from ...traces import PROFILE_NAMES
 
@@ -71,6 +77,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--priority", default=None,
                         help="priority queue order (fcfs, multifactor, "
                              "fairshare:OPERATOR)")
+    parser.add_argument("--limit", type=positive_float, default=None,
+                        help="bandwidth limit L (herbein, workload-adaptive; "
+                             "default: the I/O node's bandwidth)")
+    parser.add_argument("--estimates", choices=("declared", "history"), default=None,
+                        help="where herbein / workload-adaptive take job rates: "
+                             "declared, or seed 001's history estimator")
+    parser.add_argument("--pretrain", action="store_true",
+                        help="prime the history estimator with one isolated run "
+                             "of every job group (seed 001)")
     parser.add_argument("--io-profile", default="none", choices=PROFILE_NAMES,
                         help="I/O phases of trace jobs (default none)")
     load = parser.add_mutually_exclusive_group()
@@ -83,9 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--platform", default=None,
                         help="Batsim platform XML (default: platform.xml beside "
                              "the workload)")
-    parser.add_argument("--execution", default="exclusive",
-                        choices=sorted(EXECUTION_MODELS),
-                        help="execution model of the I/O phases")
+    add_execution_options(parser)
     parser.add_argument("--io-policy", default="fifo",
                         help="I/O list policy of the exclusive model")
     parser.add_argument("--kill-at-walltime", action="store_true",
@@ -168,10 +181,25 @@ def _load(args: argparse.Namespace):
     return conversion.instance, trace, skips, conversion
 
 
-def _scheduler(args: argparse.Namespace):
+def _scheduler(args: argparse.Namespace, instance=None, execution=None):
     from ...scheduling import get_scheduler
 
-    options = {}
+    options: dict = {}
+    for key in ("limit", "estimates"):
+        if getattr(args, key) is not None:
+            if args.scheduler not in ("herbein", "workload-adaptive"):
+                raise OptionError(f"--{key} applies to herbein and workload-adaptive, "
+                                  f"not to {args.scheduler!r}")
+            options[key] = getattr(args, key)
+    if args.pretrain:
+        from ...scheduling.pretrain import isolated_runs
+
+        if args.scheduler not in ("herbein", "workload-adaptive"):
+            raise OptionError(f"--pretrain applies to herbein and workload-adaptive, "
+                              f"not to {args.scheduler!r}")
+        options.setdefault("estimates", "history")
+        options["prior"] = isolated_runs(
+            instance, lambda: execution.build(args.io_policy), policy=args.io_policy)
     if args.order is not None:
         options["order"] = args.order
     if args.priority is not None:
@@ -230,17 +258,19 @@ def _space_sharing(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     instance, trace, skips, conversion = _load(args)
     loaded = time.perf_counter() - t0
-    scheduler = _scheduler(args)
+    spec = execution_spec(args)
+    scheduler = _scheduler(args, instance, spec)
     bar, callback = _progress(args.quiet or args.json, instance.num_jobs)
     t1 = time.perf_counter()
     if bar is not None:
         with bar:
-            schedule = replay(instance, scheduler, args.execution,
+            schedule = replay(instance, scheduler, spec.build(args.io_policy),
                               policy=args.io_policy,
                               kill_at_walltime=args.kill_at_walltime,
                               progress=callback)
     else:
-        schedule = replay(instance, scheduler, args.execution, policy=args.io_policy,
+        schedule = replay(instance, scheduler, spec.build(args.io_policy),
+                          policy=args.io_policy,
                           kill_at_walltime=args.kill_at_walltime)
     replayed = time.perf_counter() - t1
     if args.validate:

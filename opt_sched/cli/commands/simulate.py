@@ -1,11 +1,18 @@
 """``opt-sched simulate``: execute a plan with an I/O policy into a timed,
-validated schedule."""
+validated schedule, under the exclusive I/O model (default) or bandwidth
+sharing (``--execution shared``)."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..arguments import output_path, positive_int, sensibility
+from ..arguments import (
+    add_execution_options,
+    execution_spec,
+    output_path,
+    positive_int,
+    sensibility,
+)
 from ..exit_codes import EXIT_OK
 from ..output import print_json
 from ..plan_file import PLAN_KINDS, build_plan
@@ -27,26 +34,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--io-nodes", type=positive_int, default=None,
                         help="allocate packs by LPT on the first R partitions")
     parser.add_argument("--out", type=output_path, help="write the schedule here")
+    add_execution_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ...execution import execute_plan
     from ...io import read_instance, write_schedule
     from ...metrics import summary
-    from ...simulation import simulate
     from ...validation import assert_feasible
 
+    spec = execution_spec(args)
     instance = read_instance(args.instance)
     plan = build_plan(instance, args)
-    schedule = simulate(instance, plan, policy=args.io_policy)
+    schedule = execute_plan(instance, plan, spec, policy=args.io_policy)
     assert_feasible(instance, schedule)
     if args.out:
         write_schedule(schedule, args.out, instance)
     stats = summary(instance, schedule)
     if args.json:
         print_json({"instance": instance.name, "method": schedule.method,
-                    "feasible": True, **stats.to_dict()})
+                    "execution": spec.label, "feasible": True, **stats.to_dict()})
     else:
-        print(f"{instance.name}: {schedule.method} (validated feasible)")
+        print(f"{instance.name}: {schedule.method}, execution {spec.label} "
+              f"(validated feasible)")
         print(stats.to_string())
         if args.out:
             print(f"schedule written to {args.out}")

@@ -8,6 +8,10 @@ node's *level* as a step function ``lambda_k(t)``:
 - ``share``: ``"equal"`` (weight ``omega_p = 1``) or ``"nodes"``
   (``omega_p = Q_i``);
 - ``caps[k]``: the largest rate of one phase on ``k``;
+- ``node_rate`` (optional): the largest rate per node of the phase's job, so
+  that phase ``p`` of a job on ``Q_i`` nodes has the cap
+  ``c_p = min(caps[k], max(Q_i, 1) node_rate)`` (``c_p = caps[k]`` without
+  it);
 - ``eta``: the congestion points ``[[m, eta], ...]`` (linear between them,
   constant outside, 1 if empty);
 - ``levels[k]``: ``[[t, lambda], ...]`` in time order (``lambda = 0``
@@ -15,7 +19,7 @@ node's *level* as a step function ``lambda_k(t)``:
 
 From these alone the rule recomputes the rate of every phase,
 
-.. math:: \rho_p(t) = \min\big(c_k, \omega_p \lambda_k(t)\big)
+.. math:: \rho_p(t) = \min\big(c_p, \omega_p \lambda_k(t)\big)
           \quad \text{for } t \in [o_p, e_p),
 
 and checks, with the schedule's stated ``[o_p, e_p)``:
@@ -71,7 +75,14 @@ def _record(schedule: Schedule, partitions: int) -> dict:
                                       f"not a finite non-negative number")
         if (np.diff(lv[:, 0]) < 0).any():
             raise ScheduleFormatError(f"{where}: levels[{k}] are not in time order")
-    return {"share": share, "caps": caps, "eta": eta, "levels": levels}
+    node_rate = record.get("node_rate")
+    if node_rate is not None and (isinstance(node_rate, bool)
+                                  or not isinstance(node_rate, (int, float))
+                                  or not node_rate > 0):
+        raise ScheduleFormatError(f"{where}: node_rate={node_rate!r} is not a "
+                                  f"positive number")
+    return {"share": share, "caps": caps, "eta": eta, "levels": levels,
+            "node_rate": None if node_rate is None else float(node_rate)}
 
 
 def _eta(m: np.ndarray, points: list[tuple[float, float]]) -> np.ndarray:
@@ -134,23 +145,30 @@ class SharedIo:
             out.add(IO_RULE, f"{label} states no end (a shared I/O phase's end is "
                     f"not v/b)", jobs=(table.ids[table.job[slot]],), phases=(label,),
                     time=table.o_start[slot])
-        weight_of = (np.ones(len(table.nodes)) if rec["share"] == "equal"
-                     else np.maximum(table.nodes, 1).astype(float))
+        sizes = np.maximum(table.nodes, 1).astype(float)
+        weight_of = np.ones(len(table.nodes)) if rec["share"] == "equal" else sizes
+        node_cap = (np.full(len(sizes), np.inf) if rec["node_rate"] is None
+                    else sizes * rec["node_rate"])
         for k, part in enumerate(parts):
             mine = live[table.partition[table.job[live]] == k]
             if not len(mine):
                 continue
-            self._volumes(table, mine, rec, k, part.bandwidth, weight_of, eps, out)
-            self._capacity(table, mine, rec, k, part.bandwidth, weight_of, eps, out)
+            caps = np.minimum(rec["caps"][k], node_cap[table.job[mine]])
+            self._volumes(table, mine, rec, k, part.bandwidth, weight_of, caps, eps,
+                          out)
+            self._capacity(table, mine, rec, k, part.bandwidth, weight_of, caps, eps,
+                           out)
 
     @staticmethod
-    def _volumes(table, mine, rec, k, band, weight_of, eps, out) -> None:
-        lv, cap = rec["levels"][k], rec["caps"][k]
+    def _volumes(table, mine, rec, k, band, weight_of, caps, eps, out) -> None:
+        lv = rec["levels"][k]
         weights = weight_of[table.job[mine]]
         moved = np.empty(len(mine))
-        for w in np.unique(weights):
-            sel = weights == w
-            moved[sel] = _rate_integral(lv, cap, float(w), table.o_start[mine[sel]],
+        pairs = np.stack((weights, caps), axis=1)
+        for w, cap in np.unique(pairs, axis=0):
+            sel = (weights == w) & (caps == cap)
+            moved[sel] = _rate_integral(lv, float(cap), float(w),
+                                        table.o_start[mine[sel]],
                                         table.o_end[mine[sel]])
         volume = table.o_volume[mine]
         tol = eps * band + 1e-9 * volume
@@ -171,8 +189,8 @@ class SharedIo:
                     phases=(label,), time=table.o_start[slot])
 
     @staticmethod
-    def _capacity(table, mine, rec, k, band, weight_of, eps, out) -> None:
-        lv, cap = rec["levels"][k], rec["caps"][k]
+    def _capacity(table, mine, rec, k, band, weight_of, caps, eps, out) -> None:
+        lv = rec["levels"][k]
         starts, ends = table.o_start[mine], table.o_end[mine]
         weights = weight_of[table.job[mine]]
         cuts = np.unique(np.concatenate((starts, ends, lv[:, 0])))
@@ -185,18 +203,23 @@ class SharedIo:
              - np.searchsorted(order_e, mid, side="right"))
         ws = np.concatenate(([0.0], np.cumsum(weights[np.argsort(starts)])))
         we = np.concatenate(([0.0], np.cumsum(weights[np.argsort(ends)])))
-        total_w = (ws[np.searchsorted(order_s, mid, side="right")]
-                   - we[np.searchsorted(order_e, mid, side="right")])
+        at_s = np.searchsorted(order_s, mid, side="right")
+        at_e = np.searchsorted(order_e, mid, side="right")
+        total_w = ws[at_s] - we[at_e]
+        # the caps are finite (caps[k] is), so their prefix sums are too
+        cs = np.concatenate(([0.0], np.cumsum(caps[np.argsort(starts)])))
+        ce = np.concatenate(([0.0], np.cumsum(caps[np.argsort(ends)])))
+        total_c = cs[at_s] - ce[at_e]
         level = _level_at(lv, mid)
         limit = _eta(m.astype(float), rec["eta"]) * band + eps * band
-        # sum_p min(cap, w_p lambda) <= min(lambda W, m cap): exact when no cap
-        # binds; otherwise recount the phases of that interval one by one
-        bound = np.minimum(level * total_w, m * cap)
+        # sum_p min(c_p, w_p lambda) <= min(lambda W, sum_p c_p): exact when no
+        # cap binds, or all do; otherwise recount the phases of that interval
+        bound = np.minimum(level * total_w, total_c * (1 + 1e-12))
         suspect = np.flatnonzero((m > 0) & (bound > limit))
         bad = []
         for s in suspect:
             here = (starts <= mid[s]) & (mid[s] < ends)
-            used = float(np.minimum(cap, weights[here] * level[s]).sum())
+            used = float(np.minimum(caps[here], weights[here] * level[s]).sum())
             if used > limit[s]:
                 bad.append((s, used))
         out.found(IO_RULE, len(bad))
