@@ -30,9 +30,18 @@ sees this: Batsim kills at the wall time, and it has no admission rule.
 
 Jobs are scheduled on their pre-mapped partition, or on partition 0.
 
-When the workload does no I/O and the queue order has a static key, the
-replay engine runs the whole replay in :mod:`~opt_sched.scheduling.fused`,
-which calls the same compiled passes (:meth:`ProfileScheduler.fused_spec`).
+Slurm's backfilling limits (``bf_depth``, ``bf_interval``; off by
+default) are :mod:`~opt_sched.scheduling.backfill_limits`.
+
+The queue order's optional event hooks (``observe_submit``,
+``observe_start``, ``observe_end``; :mod:`opt_sched.priority.observers`)
+are called at every submission, start and end, so that history-aware
+priorities (fair-share usage, the age of chained jobs) are exact.
+
+When the workload does no I/O and the queue order has a static key (and no
+hooks), the replay engine runs the whole replay in
+:mod:`~opt_sched.scheduling.fused`, which calls the same compiled passes
+(:meth:`ProfileScheduler.fused_spec`).
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ import numpy as np
 from ..errors import OptionError
 from . import backfill_kernel as bk
 from . import profile as pf
+from .backfill_limits import BackfillLimits, check_limits
 from .bandwidth import BandwidthRule, IgnoreBandwidth
 from .base import Cluster, JobTable, Start
 from .queue_order import QueueOrder, get_queue_order
@@ -65,6 +75,12 @@ class ProfileScheduler:
         default, 5 in batsched).
     bandwidth
         The bandwidth rule (:mod:`~opt_sched.scheduling.bandwidth`).
+    bf_depth, bf_interval
+        Slurm's backfilling limits (:mod:`~.backfill_limits`): at most
+        ``bf_depth`` jobs examined per pass (``None``: all), a backfill
+        pass every ``bf_interval`` seconds and the FIFO part in between
+        (0: every pass backfills). Defaults: batsched's behaviour; Slurm's
+        are 50 and 30 (:data:`~.backfill_limits.SLURM_DEFAULTS`).
     """
 
     name = "profile"
@@ -73,13 +89,17 @@ class ProfileScheduler:
     or ``CONSERVATIVE``)."""
 
     def __init__(self, order: str | QueueOrder = "fcfs", rjms_delay: float = 0.0,
-                 bandwidth: BandwidthRule | None = None) -> None:
+                 bandwidth: BandwidthRule | None = None, *,
+                 bf_depth: int | None = None, bf_interval: float = 0.0) -> None:
         if isinstance(rjms_delay, bool) or not isinstance(rjms_delay, (int, float)) \
                 or not rjms_delay >= 0 or math.isinf(rjms_delay):
             raise OptionError(f"rjms_delay={rjms_delay!r} must be a number >= 0")
         self.order = get_queue_order(order)
         self.rjms_delay = float(rjms_delay)
         self.rule = bandwidth if bandwidth is not None else IgnoreBandwidth()
+        self.bf_depth, self.bf_interval = check_limits(bf_depth, bf_interval)
+        self._hooks = tuple(getattr(self.order, f"observe_{event}", None)
+                            for event in ("submit", "start", "end"))
 
     # -- the Scheduler protocol -----------------------------------------------
     def attach(self, jobs: JobTable, cluster: Cluster) -> None:
@@ -103,6 +123,8 @@ class ProfileScheduler:
         self._queues: list[dict[int, None]] = [{} for _ in range(L)]
         self._released: list[list[int]] = [[] for _ in range(L)]
         self._active: dict[int, None] = {}
+        self._limits = (None if self.bf_depth is None and self.bf_interval == 0
+                        else BackfillLimits(self.bf_depth, self.bf_interval))
         self._mbuf = np.zeros(sum(sizes), np.int64)
         self._moff = np.zeros(n + 1, np.int64)
 
@@ -124,21 +146,34 @@ class ProfileScheduler:
         self._released[k].append(job)
         self._st[0][job, bk.J_STATE] = bk.WAITING
         self._active[k] = None
+        if self._hooks[0] is not None:
+            self._hooks[0](now, job)
 
     def complete(self, now: float, job: int, killed: bool) -> None:
         bk.complete_job(self._st, job)
         self._active[self._lane_of[job]] = None
+        if self._hooks[2] is not None:
+            self._hooks[2](now, job, killed)
 
     def decide(self, now: float) -> Sequence[Start]:
         st = self._st
         st[10][bk.G_NSTARTED] = 0
         sort = self.order.sort
-        for k in self._active:
+        limits = self._limits
+        lanes: object = self._active
+        mode = bk.EVENT
+        if limits is not None:
+            mode = limits.mode(now)
+            lanes = limits.lanes(mode, self._active, self._queues)
+        for k in lanes:  # type: ignore[attr-defined]
             queue = self._queues[k]
             order = np.array(sort(list(queue), now), np.int64)
             released = np.array(self._released[k], np.int64)
-            while not bk.lane_pass(self.kind, st, k, now, order, len(order), released,
-                                   len(released)):
+            while not (bk.lane_pass(self.kind, st, k, now, order, len(order), released,
+                                    len(released)) if limits is None else
+                       bk.bounded_lane_pass(self.kind, st, k, now, order, len(order),
+                                            released, len(released), limits.depth,
+                                            mode)):
                 self._st = st = bk.grow(st, len(order))
             self._released[k].clear()
         self._active.clear()
@@ -152,10 +187,16 @@ class ProfileScheduler:
             k = self._lane_of[j]
             del self._queues[k][j]
             starts.append(Start(j, tuple(numbers[off[s]:off[s + 1]]), k))
+        if self._hooks[1] is not None:
+            for start in starts:
+                self._hooks[1](now, start.job)
         return starts
 
     def next_wakeup(self, now: float) -> float:
-        return math.inf
+        if self._limits is None:
+            return math.inf
+        return self._limits.next_wakeup(now, any(self._queues),
+                                        bool(self._st[10][bk.G_NRUN]))
 
     # -- introspection (tests, debugging) -------------------------------------
     def head(self, partition: int = 0) -> int | None:
@@ -174,8 +215,9 @@ class ProfileScheduler:
     def fused_spec(self) -> tuple[int, np.ndarray | None] | None:
         """``(pass kind, static queue key or None for submission order)``
         for :mod:`~opt_sched.scheduling.fused`, or ``None`` if the queue
-        order has no static key (it must then be asked at every pass)."""
+        order has no static key (it must then be asked at every pass) or
+        wants the event hooks."""
         key = getattr(self.order, "static_key", None)
-        if key is None:
+        if key is None or any(hook is not None for hook in self._hooks):
             return None
         return self.kind, key(self._jobs)

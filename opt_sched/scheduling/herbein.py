@@ -50,5 +50,7 @@ class HerbeinEasy(EasyBackfilling):
     name = "herbein"
 
     def __init__(self, limit: float | None = None, order: str | QueueOrder = "fcfs",
-                 rjms_delay: float = 0.0) -> None:
-        super().__init__(order, rjms_delay, BandwidthLimit(limit))
+                 rjms_delay: float = 0.0, *, bf_depth: int | None = None,
+                 bf_interval: float = 0.0) -> None:
+        super().__init__(order, rjms_delay, BandwidthLimit(limit), bf_depth=bf_depth,
+                         bf_interval=bf_interval)

@@ -9,11 +9,12 @@ three modes of one seed are comparable job for job.
 
 Scheduler: ``"fcfs"`` is strict priority order without backfilling
 (:class:`~opt_sched.priority.strict.StrictOrderScheduler`); any other name
-is looked up in :data:`opt_sched.scheduling.SCHEDULERS`, given the queue
-order as ``order=`` (EASY and conservative backfilling) and wrapped in
-:class:`~opt_sched.priority.observed.ObservedScheduler` so that the order
-sees every submission, start and end. The priority (``multifactor`` by
-default, as ScSF's Slurm: age and job size, fair-share off) is wrapped by
+is looked up in :data:`opt_sched.scheduling.SCHEDULERS` and given the queue
+order as ``order=`` (EASY and conservative backfilling, which call the
+order's hooks at every submission, start and end) and the other options
+(``bf_depth``, ``bf_interval``: Slurm's backfilling limits). The priority
+(``multifactor`` by default, as ScSF's Slurm: age and job size, fair-share
+off) is wrapped by
 :class:`~opt_sched.workflows.woas.WorkflowAwareOrder` in ``woas`` mode.
 Every schedule is checked by :func:`opt_sched.validation.assert_feasible`.
 """
@@ -26,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import OptionError
-from ..priority import ObservedScheduler, StrictOrderScheduler, get_queue_order
-from ..scheduling import get_scheduler, replay
+from ..priority import StrictOrderScheduler
+from ..scheduling import get_queue_order, get_scheduler, replay
 from ..validation import assert_feasible
 from ..workloads.nersc import generate_workload
 from .metrics import regular_slowdowns, utilisation, workflow_records
@@ -52,7 +53,7 @@ def make_scheduler(name: str, priority: object, mode: str, *,
             raise OptionError(f"scheduler {name!r} takes no options "
                               f"{sorted(options)}")
         return StrictOrderScheduler(order)
-    return ObservedScheduler(get_scheduler(name, order=order, **options))
+    return get_scheduler(name, order=order, **options)
 
 
 def _median(values: list[float]) -> float:
