@@ -80,9 +80,7 @@ def test_depth_one_backfills_nothing(name) -> None:
         assert sched["h"].start == 100.0
 
 
-def test_conservative_depth_drops_the_reservations_behind() -> None:
-    inst = Instance("depth", Platform.homogeneous(1, nodes=4), (*BASE, _job("t", 4, 10.0, 3.0)))
-    sched = get_scheduler("conservative", bf_depth=1, order=_Unkeyed())
+def _reservations_after_each_pass(inst, sched) -> dict[float, dict[int, float]]:
     seen = {}
     original = sched.decide
 
@@ -93,20 +91,19 @@ def test_conservative_depth_drops_the_reservations_behind() -> None:
 
     sched.decide = decide
     replay(inst, sched)
-    assert seen[1.0] == {1: 100.0}  # h reserved
-    assert seen[3.0] == {1: 100.0}  # s and t (behind the depth) are not
-    unlimited = get_scheduler("conservative", order=_Unkeyed())
-    original2 = unlimited.decide
-    seen2 = {}
+    return seen
 
-    def decide2(now):
-        starts = original2(now)
-        seen2[now] = unlimited.reservations()
-        return starts
 
-    unlimited.decide = decide2
-    replay(inst, unlimited)
-    assert seen2[3.0] == {1: 100.0, 3: 110.0}
+def test_conservative_depth_drops_the_reservations_behind() -> None:
+    inst = Instance("depth", Platform.homogeneous(1, nodes=4),
+                    (*BASE, _job("t", 4, 10.0, 3.0)))
+    limited = _reservations_after_each_pass(
+        inst, get_scheduler("conservative", bf_depth=1, order=_Unkeyed()))
+    assert limited[1.0] == {1: 100.0}  # h reserved
+    assert limited[3.0] == {1: 100.0}  # s and t (behind the depth) are not
+    free = _reservations_after_each_pass(
+        inst, get_scheduler("conservative", order=_Unkeyed()))
+    assert free[3.0] == {1: 100.0, 3: 110.0}
 
 
 # Interval 30 s, by hand (EASY and conservative agree here):
