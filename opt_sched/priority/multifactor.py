@@ -124,6 +124,20 @@ class MultifactorOrder:
                       for q, e in zip(jobs.nodes.tolist(), jobs.estimate.tolist())]
         self._size_array = np.array(self._size, dtype=float)
 
+    def fused_priority(self):
+        """This order for the fused replay
+        (:class:`~opt_sched.scheduling.fused_order.AgeSizePriority`), or
+        ``None`` with a fair-share weight (its usage needs the events)."""
+        from ..scheduling.fused_order import AgeSizePriority
+
+        if self.weight_fairshare > 0:
+            return None
+        n = len(self._size_array)
+        return AgeSizePriority(
+            np.arange(n, dtype=np.int64), self.history.eligible_times.copy(),
+            self._size_array.copy(), np.arange(n, dtype=np.int64), False,
+            self.weight_age, self.weight_size, self.max_age)
+
     def observe_submit(self, now: float, job: int) -> None:
         self.history.observe_submit(now, job)
 

@@ -215,9 +215,18 @@ class ProfileScheduler:
     def fused_spec(self) -> tuple[int, np.ndarray | None] | None:
         """``(pass kind, static queue key or None for submission order)``
         for :mod:`~opt_sched.scheduling.fused`, or ``None`` if the queue
-        order has no static key (it must then be asked at every pass) or
-        wants the event hooks."""
+        order has neither a static key nor an age-and-size priority
+        (:meth:`fused_priority`; it must then be asked at every pass), or
+        wants the event hooks for anything else."""
+        if self.fused_priority() is not None:
+            return self.kind, np.zeros(len(self._jobs))
         key = getattr(self.order, "static_key", None)
         if key is None or any(hook is not None for hook in self._hooks):
             return None
         return self.kind, key(self._jobs)
+
+    def fused_priority(self):
+        """The order's :class:`~opt_sched.scheduling.fused_order.AgeSizePriority`
+        (after ``attach``), or ``None``."""
+        get = getattr(self.order, "fused_priority", None)
+        return None if get is None else get()

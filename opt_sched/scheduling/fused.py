@@ -19,7 +19,9 @@ are applied as in the stepped path: the same pass modes, and a wake-up at
 pass was a backfill pass).
 
 The waiting jobs of each lane are kept sorted by ``(key, submission
-order)``; the loop stops between instants when the number of ended jobs
+order)``, or, for an order with an age-and-size priority
+(:mod:`~opt_sched.scheduling.fused_order`: multifactor without fair-share,
+WoAS over it), in submission order and sorted at each pass; the loop stops between instants when the number of ended jobs
 crosses a multiple of ``report_every``, so that the engine can report
 progress, and resumes.
 """
@@ -32,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from . import backfill_kernel as bk
+from . import fused_order as fo
 from . import profile as pf
 
 __all__ = ["FusedRun"]
@@ -129,7 +132,7 @@ def _submit(st, j, key, qoff, qn, qj, rel, regs, act):
 @njit(cache=True)
 def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qoff,
         qn, qj, start_t, killed_t, moff, mach, ht, hj, size, regs, act, rel,
-        report_every, depth, interval, bf):
+        report_every, depth, interval, bf, dyn, darr, dpar):
     """Replay until every job ended (``DONE``), until the ended count
     crosses a multiple of ``report_every`` (``PAUSED``: call again to
     resume), or until nothing can happen any more (``STUCK``). Returns the
@@ -149,6 +152,11 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
     moff, mach, size, regs, act, rel = (b(moff), b(mach), b(size), b(regs), b(act),
                                         b(rel))
     L = qn.shape[0]
+    qs, qsn, inq, pr, tmp, drep, delig, dsize, danchor, dseq, dcount = darr
+    qs, qsn, inq, pr, tmp = b(qs), b(qsn), b(inq), b(pr), b(tmp)
+    drep, delig, dsize, danchor, dseq, dcount = (b(drep), b(delig), b(dsize),
+                                                  b(danchor), b(dseq), b(dcount))
+    grouped, w_age, w_size, max_age = dpar[0] != 0.0, dpar[1], dpar[2], dpar[3]
     limited = depth < bk.UNLIMITED_DEPTH or interval > 0.0
     tprev = -math.inf
     while regs[R_ENDED] < n:
@@ -190,6 +198,9 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
         # 2. passes until no job ends at t
         while True:
             sb[10][bk.G_NSTARTED] = 0
+            if dyn:
+                for r in range(regs[R_NREL]):
+                    dcount[0] = fo.stamp(rel[r], t, drep, delig, dseq, dcount[0])
             mode = bk.EVENT
             if interval > 0.0:
                 if t >= bf[0]:
@@ -204,11 +215,16 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
                     continue
                 act[k] = 0
                 base, m = qoff[k], qn[k]
-                while not (bk.bounded_lane_pass(kind, sb, k, t, qj[base:base + m], m,
-                                                rel, regs[R_NREL], depth, mode)
+                order = qj[base:base + m]
+                if dyn:
+                    fo.sort_lane(ji, qj, qs, qsn, base, m, k, t, inq, pr, tmp, drep,
+                                 delig, dsize, danchor, dseq, grouped, w_age, w_size,
+                                 max_age)
+                    order = qs[base:base + m]
+                while not (bk.bounded_lane_pass(kind, sb, k, t, order, m, rel,
+                                                regs[R_NREL], depth, mode)
                            if limited else
-                           bk.lane_pass(kind, sb, k, t, qj[base:base + m], m, rel,
-                                        regs[R_NREL])):
+                           bk.lane_pass(kind, sb, k, t, order, m, rel, regs[R_NREL])):
                     st = bk.grow(st, m)
                     sb = bk.borrowed(st)
                     ji = sb[0]
@@ -318,6 +334,25 @@ class FusedRun:
         self.depth = bk.UNLIMITED_DEPTH if limits is None else int(limits.depth)
         self.interval = 0.0 if limits is None else float(limits.interval)
         self.bf = np.array([-math.inf, 0.0])
+        prio = getattr(scheduler, "fused_priority", lambda: None)()
+        self.dyn = prio is not None
+        size = max(n, 1)
+        if prio is None:
+            one = np.zeros(1)
+            ione = np.zeros(1, np.int64)
+            self.darr = (ione, ione, ione, one, ione, ione, one, one, ione, ione, ione)
+            self.dpar = np.zeros(4)
+        else:
+            self.darr = (np.zeros(size, np.int64), np.zeros(L, np.int64),
+                         np.zeros(size, np.int64), np.zeros(size),
+                         np.zeros(size, np.int64),
+                         np.ascontiguousarray(prio.rep, np.int64),
+                         np.array(prio.elig, float),
+                         np.ascontiguousarray(prio.size, float),
+                         np.ascontiguousarray(prio.anchor, np.int64),
+                         np.zeros(size, np.int64), np.zeros(1, np.int64))
+            self.dpar = np.array([float(prio.grouped), prio.weight_age,
+                                  prio.weight_size, prio.max_age])
 
     def run(self) -> int:
         """Run (or resume); ``DONE``, ``PAUSED`` or ``STUCK``."""
@@ -326,7 +361,8 @@ class FusedRun:
                          self.succ, self.qoff, self.qn, self.qj, self.start_t,
                          self.killed_t, self.moff, self.mach, self.ht, self.hj,
                          self.size, self.regs, self.act, self.rel, self.report_every,
-                         self.depth, self.interval, self.bf)
+                         self.depth, self.interval, self.bf, self.dyn, self.darr,
+                         self.dpar)
         self.scheduler._st = st
         return status
 

@@ -157,6 +157,20 @@ class WorkflowAwareOrder:
         self._rank = np.zeros(len(table), dtype=np.int64)
         self.inner.attach(table, cluster)
 
+    def fused_priority(self):
+        """WoAS over an inner order that the fused replay can compute
+        (:mod:`~opt_sched.scheduling.fused_order`, ``grouped``), or
+        ``None``."""
+        from ..scheduling.fused_order import AgeSizePriority
+
+        get = getattr(self.inner, "fused_priority", None)
+        inner = None if get is None else get()
+        if inner is None or inner.grouped:
+            return None
+        return AgeSizePriority(self._rep_array.copy(), inner.elig, inner.size,
+                               self._anchor_array.copy(), True, inner.weight_age,
+                               inner.weight_size, inner.max_age)
+
     # -- hooks: forwarded ----------------------------------------------------------
     def observe_submit(self, now: float, job: int) -> None:
         self._eligible[job] = now
