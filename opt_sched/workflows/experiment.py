@@ -32,7 +32,7 @@ from ..scheduling import get_queue_order, get_scheduler, replay
 from ..validation import assert_feasible
 from ..workloads.nersc import generate_workload
 from .metrics import regular_slowdowns, utilisation, workflow_records
-from .submission import MODES, build_workflow_workload, load_workflow
+from .submission import MODES, WorkflowWorkload, build_workflow_workload, load_workflow
 from .woas import WorkflowAwareOrder
 
 __all__ = ["make_scheduler", "run_share_point"]
@@ -75,7 +75,9 @@ def run_share_point(workflow: object, share: float, mode: str, seed: int,
         A catalog name (``"montage"``), a manifest path or a
         :class:`~opt_sched.workflows.manifest.Workflow`.
     share
-        Its share of the submitted core-hours, in ``(0, 1]``.
+        Its share of the submitted core-hours, in ``(0, 1]``; 0: the
+        baseline without workflows (the regular jobs of share 0; ``mode``
+        then changes nothing).
     mode
         ``"chained"``, ``"pilot"`` or ``"woas"``.
     seed
@@ -102,15 +104,25 @@ def run_share_point(workflow: object, share: float, mode: str, seed: int,
     if mode not in MODES:
         raise OptionError(f"mode={mode!r} is not one of {', '.join(MODES)}")
     wf = load_workflow(workflow)  # type: ignore[arg-type]
+    if isinstance(share, bool) or not isinstance(share, (int, float)) \
+            or not 0 <= share <= 1:
+        raise OptionError(f"share={share!r} must be in [0, 1]")
     load = generate_workload(model, nodes=nodes, duration=duration,  # type: ignore[arg-type]
                              stabilisation=stabilisation, seed=seed, fill=fill,
-                             target_wait=target_wait, workflows=[(wf, share)])
+                             target_wait=target_wait,
+                             workflows=[(wf, share)] if share > 0 else [])
     cpn = load.cores_per_node
     times = [t for t, _ in load.workflow_submissions]
-    built = build_workflow_workload([wf] * len(times), mode, load.instance,
-                                    submits=times, cores_per_node=cpn,
-                                    platform=load.platform,
-                                    name=f"{wf.name}-{share:g}-{mode}-s{seed}")
+    label = f"{wf.name}-{share:g}-{mode}-s{seed}"
+    if times:
+        built = build_workflow_workload([wf] * len(times), mode, load.instance,
+                                        submits=times, cores_per_node=cpn,
+                                        platform=load.platform, name=label)
+    else:
+        if load.instance is None:
+            raise OptionError(f"workflow {wf.name!r} at share={share!r}: the "
+                              "workload has no job")
+        built = WorkflowWorkload(load.instance.replace(name=label), {}, mode, cpn)
     instance = built.instance
     sched = make_scheduler(scheduler, priority, mode, cores_per_node=cpn,
                            **scheduler_options)

@@ -7,6 +7,9 @@ study. Each is ``write(spec, rows, out) -> list[Path]`` where ``rows`` is
 - ``ics2020``: the tables and figures of seed 003's evaluation
   (:mod:`.ics2020`), the same as ``scripts/reproduce_ics2020.py`` wrote
   before campaigns existed.
+- ``rodrigo2017``: seed 002's WoAS study (:mod:`.rodrigo2017`): turnaround
+  speed-ups, utilisation gains and slowdowns from ``workflow-share``
+  experiment tasks.
 """
 
 from __future__ import annotations
@@ -24,8 +27,15 @@ def _ics2020(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     return write(spec, rows, out)
 
 
+def _rodrigo2017(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
+    from .rodrigo2017 import write_report as write
+
+    return write(spec, rows, out)
+
+
 REPORTS: dict[str, Callable[[Any, Mapping[str, Any], Path], list[Path]]] = {
     "ics2020": _ics2020,
+    "rodrigo2017": _rodrigo2017,
 }
 
 
