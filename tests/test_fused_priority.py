@@ -51,7 +51,8 @@ def _workload(seed: int, mode: str) -> Instance:
     for k in range(int(rng.integers(10, 60))):
         if rng.random() < 0.7:
             t += float(rng.integers(0, 400))
-        run = float(rng.choice([0.0, 30.0, 600.0, 3600.0, float(rng.integers(1, 9000))]))
+        run = float(rng.choice([0.0, 30.0, 600.0, 3600.0,
+                                float(rng.integers(1, 9000))]))
         jobs.append(Job(f"r{k}", int(rng.integers(1, 25)), (run,), (0.0,), release=t,
                         walltime=max(1.0, run * float(rng.choice([1.0, 1.5, 3.0])))))
     base = Instance("rand", Platform.homogeneous(1, nodes=24), tuple(jobs))

@@ -21,9 +21,10 @@ pass was a backfill pass).
 The waiting jobs of each lane are kept sorted by ``(key, submission
 order)``, or, for an order with an age-and-size priority
 (:mod:`~opt_sched.scheduling.fused_order`: multifactor without fair-share,
-WoAS over it), in submission order and sorted at each pass; the loop stops between instants when the number of ended jobs
-crosses a multiple of ``report_every``, so that the engine can report
-progress, and resumes.
+WoAS over it), in submission order and sorted at each pass; the loop
+stops between instants when the number of ended jobs crosses a multiple
+of ``report_every``, so that the engine can report progress, and
+resumes.
 """
 
 from __future__ import annotations

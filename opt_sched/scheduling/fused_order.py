@@ -43,7 +43,7 @@ from numba import njit
 
 from . import backfill_kernel as bk
 
-__all__ = ["AgeSizePriority", "stamp", "sort_lane"]
+__all__ = ["AgeSizePriority", "sort_lane", "stamp"]
 
 
 @dataclass(frozen=True)

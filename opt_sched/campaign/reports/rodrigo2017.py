@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...files import atomic_write_csv as write_csv
 from ...files import atomic_path, atomic_write_text
+from ...files import atomic_write_csv as write_csv
 
 __all__ = ["THESIS_GAIN", "THESIS_SPEEDUP", "report_tables", "write_report"]
 
@@ -213,9 +213,12 @@ def summary_markdown(tables: dict[str, pd.DataFrame]) -> str:
             cells = []
             for s in shares:
                 sel = u[(u["workflow"] == wf) & (u["share"] == s)]
-                cells.append(f"{_fmt(float(sel['gain_woas_over_pilot_pct'].iloc[0]), 1)}"
-                             f" / {_fmt(float(sel['thesis_gain_pct'].iloc[0]), 1)}"
-                             if len(sel) else "")
+                if not len(sel):
+                    cells.append("")
+                    continue
+                ours = _fmt(float(sel["gain_woas_over_pilot_pct"].iloc[0]), 1)
+                cells.append(f"{ours} / "
+                             f"{_fmt(float(sel['thesis_gain_pct'].iloc[0]), 1)}")
             lines.append(f"| {wf} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines) + "\n"
