@@ -1,10 +1,8 @@
-"""Priorities through the backfilling schedulers' ``order=`` seam (enabled
-at merge with branch ``online``: skipped while ``easy`` takes no order).
+"""Priorities through the backfilling schedulers' ``order=`` seam.
 
-EASY and conservative do not call the optional hooks yet: they are wrapped
-in ``ObservedScheduler``; one test checks EASY's fallback without it
-(events inferred from the cluster at each sort: EASY sorts at every
-pass)."""
+EASY and conservative call the order's optional hooks themselves; one test
+checks the fallback of an order whose scheduler calls none (events
+inferred from the cluster at each sort)."""
 
 from __future__ import annotations
 
@@ -18,7 +16,6 @@ from opt_sched import Instance, Job, Platform
 from opt_sched.priority import (
     FairShareOrder,
     MultifactorOrder,
-    ObservedScheduler,
     get_queue_order,
 )
 from opt_sched.scheduling import replay
@@ -43,7 +40,7 @@ BACKFILLING = ["easy", "conservative"]
 def _scheduler(name: str, order):
     from opt_sched.scheduling import get_scheduler
 
-    return ObservedScheduler(get_scheduler(name, order=order))
+    return get_scheduler(name, order=order)
 
 
 def _job(job_id, nodes, run, release, user="u", after=()):
@@ -93,6 +90,20 @@ def test_random_workloads_with_workflows_are_feasible(name, priority) -> None:
         assert not math.isnan(sched.jobs[0].start)
 
 
+class _HidesHooks:
+    """Shows a scheduler only ``attach`` and ``sort`` of an order."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def attach(self, jobs, cluster):
+        self.inner.attach(jobs, cluster)
+
+    def sort(self, queue, now):
+        return self.inner.sort(queue, now)
+
+
 def test_easy_without_hooks_uses_the_fallback() -> None:
     from opt_sched.scheduling import get_scheduler
 
@@ -100,5 +111,22 @@ def test_easy_without_hooks_uses_the_fallback() -> None:
         _job("a0", 4, 100.0, 0.0, "a"),
         _job("a1", 4, 10.0, 100.0, "a"),
         _job("b1", 4, 10.0, 100.0, "b")))
-    sched = replay(inst, get_scheduler("easy", order=FairShareOrder("relative")))
+    order = FairShareOrder("relative")
+    sched = replay(inst, get_scheduler("easy", order=_HidesHooks(order)))
+    assert not order.history._hooked  # the events were inferred
     assert sched["b1"].start == 100.0
+
+
+@pytest.mark.parametrize("name", BACKFILLING)
+def test_backfilling_calls_the_hooks(name) -> None:
+    from opt_sched.scheduling import get_scheduler
+
+    inst = Instance("fs", Platform.homogeneous(1, nodes=4), (
+        _job("a0", 4, 100.0, 0.0, "a"),
+        _job("b1", 4, 10.0, 100.0, "b")))
+    order = FairShareOrder("relative", half_life=math.inf)
+    replay(inst, get_scheduler(name, order=order))
+    assert order.history._hooked
+    # usage in node-seconds, undecayed: 4 x 100 for a, 4 x 10 for b
+    assert order.history.usage.values(1000.0) == pytest.approx(
+        {("g", "a"): 400.0, ("g", "b"): 40.0})

@@ -14,7 +14,8 @@ extras (``sensibility``, ``predicted_makespan`` for pack plans),
 task asks for (``lower_bound`` and ``gap``; ``stretch:<job>``). Every
 schedule passes :func:`opt_sched.validation.assert_feasible` before it is
 measured. An exception becomes a ``failed`` row with its one-line message;
-it never escapes.
+it never escapes. An experiment task (:mod:`.experiments`) returns its own
+row (it validates its schedules itself), plus ``wall_time``.
 """
 
 from __future__ import annotations
@@ -144,13 +145,21 @@ def run_task(task: Task) -> TaskResult:
     start = time.perf_counter()
     wall = math.nan
     try:
+        if task.source.experiment is not None:
+            from .experiments import run_experiment
+
+            row: dict[str, Any] = {"status": "ok"}
+            row.update(run_experiment(task.source, task.seed))
+            wall = time.perf_counter() - start
+            row["wall_time"] = wall
+            return TaskResult(task.key, "ok", row, None, wall, worker_name())
         instance = build_instance(task.source)
         method = resolve_method(task.method)
         begin = time.perf_counter()
         run = method(instance, task.seed, task.limits,
                      dict(task.execution) if task.execution else None)
         wall = time.perf_counter() - begin
-        row: dict[str, Any] = {"status": "ok"}
+        row = {"status": "ok"}
         row.update(_measure(instance, run.schedule))
         row.update(run.extras)
         if "lower_bound" in task.metrics:

@@ -262,6 +262,8 @@ def family(source: InstanceSource) -> tuple:
     """Tasks of one family share one draw of their instance (see the
     module docstring): the generator's non-platform parameters, or the
     file's digest."""
+    if source.experiment is not None:  # each task builds its own workload
+        return ("experiment", source.experiment, source.params)
     if source.generator is None:
         return ("file", source.digest)
     gen = GENERATORS[source.generator]

@@ -22,6 +22,11 @@ or in a task names the model the methods run under -- a name
 (``"exclusive"``, ``"shared"``) or a table ``{ model = "shared", share =
 "nodes", node_rate = 0.5, eta = "1:1,4:0.8" }``
 (:class:`~opt_sched.execution.ExecutionSpec`).
+
+A group may name an *experiment* (``experiment = {name = ..., param =
+value, ...}``, :mod:`.experiments`) instead of ``instances`` and
+``methods``: a product of its parameter values (expanded as generator
+parameters are) and the group's seeds.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typing import Any
 
 from ..errors import SpecError
 from .execute import resolve_method
+from .experiments import experiment_sources
 from .sources import file_source, generator_source
 from .task import EXTRA_METRICS, InstanceSource, Limits, Task
 
@@ -341,6 +347,31 @@ def _pivots(where: str, value: Any) -> tuple[PivotSpec, ...]:
     return tuple(out)
 
 
+def _experiment_group(w: str, data_g: Mapping[str, Any], names: set[str],
+                      first: int) -> list[Task]:
+    """The tasks of a group that names an experiment."""
+    _only(w, data_g, ("name", "experiment", "seeds"))
+    if "name" not in data_g:
+        raise SpecError(f"{w}.name is missing")
+    gname = _string(f"{w}.name", data_g["name"], name=True)
+    if gname in names:
+        raise _fail(f"{w}.name", gname, "is used by another group")
+    names.add(gname)
+    where = f"{w}.experiment"
+    table = _table(where, data_g["experiment"])
+    if "name" not in table:
+        raise SpecError(f"{where}.name is missing (the experiment's name)")
+    name = _string(f"{where}.name", table["name"])
+    keys = [k for k in table if k != "name"]
+    axes = [_values(f"{where}.{k}", table[k]) for k in keys]
+    combos = [dict(zip(keys, combo)) for combo in itertools.product(*axes)]
+    sources = experiment_sources(where, name, combos)
+    seeds = _seeds(f"{w}.seeds", data_g.get("seeds", [0]))
+    return [Task(source, name, seed, Limits(), (), group=gname,
+                 index=first + n * len(seeds) + s)
+            for n, source in enumerate(sources) for s, seed in enumerate(seeds)]
+
+
 def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
                path: str | None = None, execution: Any = None) -> Spec:
     """A :class:`Spec` from the parsed TOML ``data``; relative instance
@@ -382,7 +413,10 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
         w = f"groups[{g}]"
         data_g = _table(w, group)
         _only(w, data_g, ("name", "instances", "methods", "seeds", "metrics", "limits",
-                          "execution"))
+                          "execution", "experiment"))
+        if "experiment" in data_g:
+            tasks.extend(_experiment_group(w, data_g, names, len(tasks)))
+            continue
         for key in ("name", "instances", "methods"):
             if key not in data_g:
                 raise SpecError(f"{w}.{key} is missing")

@@ -78,8 +78,8 @@ def tasks_table(spec: Spec, rows: Mapping[str, Mapping[str, Any]]) -> pd.DataFra
             rec.update({"status": stored["status"], "error": stored["error"],
                         "attempts": stored["attempts"], "worker": stored["worker"]})
             for k, v in stored["metrics"].items():
-                if k == "status":
-                    continue
+                if k == "status" or isinstance(v, (list, dict)):
+                    continue  # lists stay in the store, for the reports
                 metric_names.setdefault(k, None)
                 rec[k] = v
         rec["key"] = task.key

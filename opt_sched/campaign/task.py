@@ -82,7 +82,7 @@ class InstanceSource:
     ----------
     generator
         A generator name of :data:`opt_sched.campaign.sources.GENERATORS`, or
-        ``None`` for a file.
+        ``None`` for a file or an experiment.
     params
         The generator's parameters, sorted by name, values already coerced
         to the generator's types (so ``batch = 1`` and ``batch = 1.0`` are
@@ -91,16 +91,25 @@ class InstanceSource:
         The file (absolute), or ``None`` for a generator.
     digest
         SHA-256 of the file's bytes, or ``None`` for a generator.
+    experiment
+        An experiment name of
+        :data:`opt_sched.campaign.experiments.EXPERIMENTS` (a task that
+        builds and measures its own workload; ``params`` are its
+        parameters), or ``None``.
     """
 
     generator: str | None = None
     params: tuple[tuple[str, Any], ...] = ()
     path: str | None = None
     digest: str | None = None
+    experiment: str | None = None
 
     def identity(self) -> dict[str, Any]:
-        """What the task key hashes: the generator and its parameters, or
-        the file's digest (not its path)."""
+        """What the task key hashes: the generator and its parameters, the
+        experiment and its parameters, or the file's digest (not its
+        path)."""
+        if self.experiment is not None:
+            return {"experiment": self.experiment, "params": dict(self.params)}
         if self.generator is None:
             return {"file": self.digest}
         return {"generator": self.generator, "params": dict(self.params)}
@@ -109,11 +118,11 @@ class InstanceSource:
     def label(self) -> str:
         """A readable name: ``ics2020(alpha_gen=0.5,io_nodes=1,seed=0)`` or
         the file name."""
-        if self.generator is None:
+        if self.generator is None and self.experiment is None:
             return str(self.path).rsplit("/", 1)[-1]
         inner = ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                          for k, v in self.params)
-        return f"{self.generator}({inner})"
+        return f"{self.generator or self.experiment}({inner})"
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,13 @@
 plug into the ``QueueOrder`` seam of the backfilling schedulers
 (``sort(queue, now) -> queue in priority order``, recomputed every pass).
 
->>> order = get_queue_order("fairshare:sigmoid-2")
+>>> order = get_queue_order("fairshare:sigmoid-2")  # the scheduling front door
 >>> order.name
 'fairshare:sigmoid-2'
 
 ``--priority`` specs (:func:`get_queue_order`):
 
-- ``fcfs`` -- submission order (:mod:`.submission`);
+- ``fcfs`` -- submission order (:class:`opt_sched.scheduling.queue_order.FCFSOrder`);
 - ``multifactor`` -- Slurm's multifactor priority: age, job size favouring
   small jobs relative to their time, fair-share, with weights
   (:mod:`.multifactor`);
@@ -21,12 +21,15 @@ plug into the ``QueueOrder`` seam of the backfilling schedulers
   :mod:`.vector`).
 
 History-aware orders follow the jobs through three optional hooks
-(``observe_submit/start/end``, :mod:`.observers`) that a scheduler calls if
-present; without them they infer the events from the cluster
-(:mod:`.history`). :class:`~.strict.StrictOrderScheduler` (Slurm's
-``sched/builtin``) is a scheduler over any order that calls the hooks;
-:class:`~.observed.ObservedScheduler` adds the hooks around any scheduler
-with an ``order`` (the backfilling ones).
+(``observe_submit/start/end``, :mod:`.observers`) that the schedulers call
+(the backfilling schedulers of :mod:`opt_sched.scheduling`, and
+:class:`~.strict.StrictOrderScheduler`, Slurm's ``sched/builtin``, a
+scheduler over any order); without them they infer the events from the
+cluster (:mod:`.history`).
+
+Every order is built through the one front door
+:func:`opt_sched.scheduling.get_queue_order` (re-exported here), which
+hands ``multifactor`` and ``fairshare:*`` to :func:`priority_order`.
 
 :mod:`.resolution` reproduces Paper II's resolution study (bits a
 2,000 core-hour job needs to change a priority).
@@ -38,13 +41,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import OptionError
+from ..scheduling.queue_order import get_queue_order
 from .fairshare import FairShareOrder
 from .multifactor import MultifactorOrder
-from .observed import ObservedScheduler
 from .observers import QueueObserver, notify_end, notify_start, notify_submit
 from .operators import OPERATOR_NAMES, Operator, get_operator
 from .strict import StrictOrderScheduler
-from .submission import SubmissionOrder
 from .tree import TargetTree
 from .usage import DEFAULT_HALF_LIFE, DecayedUsage
 
@@ -55,11 +57,9 @@ __all__ = [
     "DecayedUsage",
     "FairShareOrder",
     "MultifactorOrder",
-    "ObservedScheduler",
     "Operator",
     "QueueObserver",
     "StrictOrderScheduler",
-    "SubmissionOrder",
     "TargetTree",
     "get_operator",
     "get_queue_order",
@@ -67,10 +67,10 @@ __all__ = [
     "notify_start",
     "notify_submit",
     "priority_names",
+    "priority_order",
 ]
 
 PRIORITY_ORDERS: dict[str, Callable[..., Any]] = {
-    "fcfs": SubmissionOrder,
     "multifactor": MultifactorOrder,
     "fairshare": FairShareOrder,
 }
@@ -82,36 +82,23 @@ def priority_names() -> list[str]:
     return ["fcfs", "multifactor"] + [f"fairshare:{name}" for name in OPERATOR_NAMES]
 
 
-def get_queue_order(spec: object, **options: Any) -> Any:
-    """A fresh queue order for a ``--priority`` spec (or ``spec`` itself if
-    it already is an order: an object with ``sort`` and ``attach``).
-
-    ``fcfs``, ``multifactor`` or ``fairshare:OPERATOR`` (``fairshare``
-    alone means ``fairshare:sigmoid-2``, Paper II's best operator);
-    ``options`` go to the order's constructor (weights, tree, half_life,
-    bits, ...).
+def priority_order(spec: str, **options: Any) -> Any:
+    """A fresh ``multifactor`` or ``fairshare:OPERATOR`` order
+    (``fairshare`` alone means ``fairshare:sigmoid-2``, Paper II's best
+    operator); ``options`` go to the order's constructor (weights, tree,
+    half_life, bits, ...). Reached through
+    :func:`opt_sched.scheduling.get_queue_order`.
 
     Raises
     ------
     OptionError
         Unknown spec or option.
     """
-    if not isinstance(spec, str):
-        if callable(getattr(spec, "sort", None)) and callable(getattr(spec, "attach",
-                                                                       None)):
-            if options:
-                raise OptionError(f"priority {spec!r}: options {sorted(options)} "
-                                  f"need a spec string")
-            return spec
-        raise OptionError(f"priority={spec!r} is not a queue order")
     head, _, arg = spec.strip().partition(":")
     head = head.lower()
     if head not in PRIORITY_ORDERS:
-        other = _scheduling_order(spec, options)
-        if other is not None:
-            return other
         raise OptionError(f"priority={spec!r} is unknown; choose one of "
-                          f"fcfs, multifactor, fairshare:OPERATOR")
+                          f"multifactor, fairshare:OPERATOR")
     if arg and head != "fairshare":
         raise OptionError(f"priority={spec!r}: {head} takes no ':' argument")
     factory = PRIORITY_ORDERS[head]
@@ -121,15 +108,3 @@ def get_queue_order(spec: object, **options: Any) -> Any:
         return factory(**options)
     except TypeError as err:
         raise OptionError(f"priority {spec!r}: {err}") from None
-
-
-def _scheduling_order(spec: str, options: dict[str, Any]) -> Any:
-    """An order of :mod:`opt_sched.scheduling.queue_order` (e.g. ``sjf``)
-    when that module exists and knows ``spec``; else ``None``."""
-    try:
-        from ..scheduling import queue_order  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    if options or spec not in getattr(queue_order, "QUEUE_ORDERS", {}):
-        return None
-    return queue_order.get_queue_order(spec)

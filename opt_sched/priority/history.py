@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..scheduling.base import Cluster, JobTable
 from .tree import TargetTree
 from .usage import DEFAULT_HALF_LIFE, DecayedUsage
@@ -49,6 +51,9 @@ class JobHistory:
         self.nodes = jobs.nodes.tolist()
         self.release = jobs.submit.tolist()
         self.eligible: dict[int, float] = {}
+        self.eligible_times = np.array(jobs.submit, dtype=float)
+        """Every job's eligibility time (its release until known), for
+        vectorised priorities."""
         self.ended: dict[int, float] = {}
         self._hooked = False
         self._seen_running: set[int] = set()
@@ -58,6 +63,7 @@ class JobHistory:
     def observe_submit(self, now: float, job: int) -> None:
         self._hooked = True
         self.eligible[job] = now
+        self.eligible_times[job] = now
 
     def observe_start(self, now: float, job: int) -> None:
         self._hooked = True
@@ -99,7 +105,7 @@ class JobHistory:
             for pred in after[job]:
                 end = self.ended.get(pred)
                 when = now if end is None else max(when, end)
-            self.eligible[job] = min(when, now)
+            self.eligible[job] = self.eligible_times[job] = min(when, now)
 
     def eligible_time(self, job: int) -> float:
         """When ``job`` became eligible (its release if unknown)."""

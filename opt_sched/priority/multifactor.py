@@ -37,6 +37,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from ..errors import OptionError
 from ..scheduling.base import Cluster, JobTable
 from .history import JobHistory
@@ -120,6 +122,21 @@ class MultifactorOrder:
         machines = sum(cluster.size(k) for k in range(cluster.num_partitions))
         self._size = [self._size_factor(int(q), float(e), machines)
                       for q, e in zip(jobs.nodes.tolist(), jobs.estimate.tolist())]
+        self._size_array = np.array(self._size, dtype=float)
+
+    def fused_priority(self):
+        """This order for the fused replay
+        (:class:`~opt_sched.scheduling.fused_order.AgeSizePriority`), or
+        ``None`` with a fair-share weight (its usage needs the events)."""
+        from ..scheduling.fused_order import AgeSizePriority
+
+        if self.weight_fairshare > 0:
+            return None
+        n = len(self._size_array)
+        return AgeSizePriority(
+            np.arange(n, dtype=np.int64), self.history.eligible_times.copy(),
+            self._size_array.copy(), np.arange(n, dtype=np.int64), False,
+            self.weight_age, self.weight_size, self.max_age)
 
     def observe_submit(self, now: float, job: int) -> None:
         self.history.observe_submit(now, job)
@@ -134,8 +151,9 @@ class MultifactorOrder:
         self.history.sync(queue, now)
         if len(queue) < 2:
             return queue
-        prio = self.priorities(queue, now)
-        return sorted(queue, key=lambda j: -prio[j])
+        jobs = np.asarray(queue, dtype=np.int64)
+        prio = self.priority_array(jobs, now)
+        return jobs[np.argsort(-prio, kind="stable")].tolist()
 
     # -- the factors -------------------------------------------------------------
     def _size_factor(self, nodes: int, estimate: float, machines: int) -> float:
@@ -172,6 +190,18 @@ class MultifactorOrder:
                 cache[owner] = value if self.operator.low == 0.0 else (value + 1) / 2
             out[job] = cache[owner]
         return out
+
+    def priority_array(self, jobs: np.ndarray, now: float) -> np.ndarray:
+        """:meth:`priorities` of the jobs ``jobs`` as an array (the same
+        floating-point operations, element by element)."""
+        age = now - self.history.eligible_times[jobs]
+        value = (self.weight_age * np.minimum(1.0, np.maximum(0.0, age / self.max_age))
+                 + self.weight_size * self._size_array[jobs])
+        if self.weight_fairshare > 0:
+            fs = self.fairshare_factors(jobs.tolist(), now)
+            value = value + self.weight_fairshare * np.array(
+                [fs[j] for j in jobs.tolist()], dtype=float)
+        return np.floor(value)
 
     def priorities(self, queue: Sequence[int], now: float) -> dict[int, float]:
         """The integer priority of each waiting job at ``now``."""

@@ -1,4 +1,4 @@
-"""The optional event hooks of a queue order (a proposed extension of the
+"""The optional event hooks of a queue order (an extension of the
 ``QueueOrder`` protocol of :mod:`opt_sched.scheduling.queue_order`).
 
 A ``QueueOrder`` has ``attach(jobs, cluster)`` and ``sort(queue, now)``.
@@ -13,8 +13,11 @@ receives; an order that wants them defines any of
   ``complete``).
 
 A scheduler calls them *if present* (:func:`notify_submit`,
-:func:`notify_start`, :func:`notify_end`), so orders without them (``fcfs``,
-``sjf``) need no change. The :class:`QueueObserver` protocol documents them.
+:func:`notify_start`, :func:`notify_end`; the backfilling schedulers of
+:mod:`opt_sched.scheduling.backfilling` and
+:class:`~opt_sched.priority.strict.StrictOrderScheduler` do), so orders
+without them (``fcfs``, ``sjf``) need no change. The
+:class:`QueueObserver` protocol documents them.
 """
 
 from __future__ import annotations

@@ -11,8 +11,7 @@ exactly :class:`opt_sched.scheduling.FCFS`.
 The scheduler calls the order's optional hooks
 (:mod:`~opt_sched.priority.observers`): ``observe_submit`` when the engine
 submits a job, ``observe_start`` for every start, ``observe_end`` when a
-job ends. It is the scheduler the workflow experiments use until the
-backfilling schedulers call the hooks too.
+job ends (as the backfilling schedulers do).
 """
 
 from __future__ import annotations
@@ -33,13 +32,13 @@ class StrictOrderScheduler:
     ----------
     order
         A queue order object or a ``--priority`` spec
-        (:func:`opt_sched.priority.get_queue_order`).
+        (:func:`opt_sched.scheduling.get_queue_order`).
     """
 
     name = "strict"
 
     def __init__(self, order: object = "fcfs") -> None:
-        from . import get_queue_order
+        from ..scheduling.queue_order import get_queue_order
 
         self.order = get_queue_order(order)
 

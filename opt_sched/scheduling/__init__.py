@@ -17,10 +17,13 @@ the registered start rules.
   two-group approximation, :mod:`.adaptive`). The backfilling ones
   share :mod:`.backfilling` (their Python side), :mod:`.backfill_kernel`
   (their one, compiled, implementation: lanes, reservations, the passes),
-  :mod:`.profile` (the availability profile), :mod:`.queue_order`
-  (``order="fcfs"|"sjf"``), :mod:`.bandwidth` (bandwidth rules) and
-  :mod:`.estimators` (declared or history estimates); without
-  I/O the engine runs them in :mod:`.fused` (one compiled loop).
+  :mod:`.profile` (the availability profile), :mod:`.backfill_limits`
+  (Slurm's ``bf_depth`` and ``bf_interval``), :mod:`.queue_order`
+  (``order="fcfs"|"sjf"|"multifactor"|"fairshare:OP"``,
+  :func:`get_queue_order`: the one front door of queue orders),
+  :mod:`.bandwidth` (bandwidth rules) and :mod:`.estimators` (declared or
+  history estimates); without I/O the engine runs them in :mod:`.fused`
+  (one compiled loop).
 
 Adding a scheduler: one module with a class that follows
 :class:`Scheduler`, plus one line in :data:`SCHEDULERS` (or
@@ -42,6 +45,7 @@ from .herbein import HerbeinEasy
 from .io_aware import IOAwareEasy
 from .packs import PackScheduling
 from .plan import PlanScheduler
+from .queue_order import QueueOrder, get_queue_order
 from .replay import replay
 
 __all__ = [
@@ -55,10 +59,12 @@ __all__ = [
     "JobTable",
     "PackScheduling",
     "PlanScheduler",
+    "QueueOrder",
     "RunningJob",
     "Scheduler",
     "Start",
     "WorkloadAdaptive",
+    "get_queue_order",
     "get_scheduler",
     "job_table",
     "register_scheduler",

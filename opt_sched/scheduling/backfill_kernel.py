@@ -55,7 +55,6 @@ import numpy as np
 from numba import njit
 
 from ..borrow import borrow
-
 from . import profile as pf
 
 # ji columns
@@ -516,3 +515,128 @@ def started_machines(st, out, off):
         off[s + 1] = off[s] + pf.machines_of(masks, ji[started[s], J_SLOT], out,
                                              off[s])
     return count
+
+
+# -- Slurm's backfilling limits: depth and interval ---------------------------------
+# Modes of :func:`bounded_lane_pass`.
+EVENT = 0
+"""The kind's event-driven pass (batsched's), on the first ``depth`` jobs."""
+SWEEP = 1
+"""A periodic backfill pass: the whole queue (up to ``depth``) is traversed
+and the reservations are rebuilt."""
+FIFO = 2
+"""Only the FIFO part: start jobs from the head while they fit."""
+
+UNLIMITED_DEPTH = 2**62
+"""``bf_depth`` when none is given."""
+
+
+@njit(cache=True)
+def fifo_part(st, k, now, order, n):
+    """Start the jobs of ``order[:n]`` (lane ``k``) from the head while each
+    fits now; stop at the first that does not.
+
+    A job's own reservation is dropped before it is tried. A job that fits
+    now except for the reservations of jobs *behind* it in the queue (lower
+    priority: Slurm's main scheduler does not see backfill reservations)
+    starts after those reservations are dropped. The job that stops the
+    part keeps a reservation (placed again at its first fit) if it held
+    one; every other reservation is kept."""
+    ji, li = st[0], st[4]
+    for idx in range(n):
+        j = order[idx]
+        had = ji[j, J_RES] != 0
+        if had:
+            unreserve_job(st, j)
+        ok = fits_now(st, j, now)
+        if not ok and ji[j, J_NODES] <= li[k, L_FREE]:
+            dropped = False
+            for later in range(idx + 1, n):
+                if ji[order[later], J_RES]:
+                    unreserve_job(st, order[later])
+                    dropped = True
+            if dropped:
+                li[k, L_HEAD] = -1  # EASY: the head's reservation is gone
+                ok = fits_now(st, j, now)
+        if ok:
+            start_job(st, j, now, st[12], 1)
+            continue
+        if had:
+            place(st, j, now)
+        return
+
+
+@njit(cache=True)
+def _released_within(order, nd, released, nrel):
+    """The jobs of ``released[:nrel]`` found in ``order[:nd]``, in
+    submission order."""
+    out = np.empty(max(nrel, 1), np.int64)
+    m = 0
+    for r in range(nrel):
+        j = released[r]
+        for idx in range(nd):
+            if order[idx] == j:
+                out[m] = j
+                m += 1
+                break
+    return out, m
+
+
+@njit(cache=True)
+def conservative_bounded(st, k, now, order, n, nd, mode):
+    """Conservative backfilling on the first ``nd`` jobs of ``order[:n]``;
+    the reservations of the jobs behind are dropped.
+
+    ``SWEEP``: every reservation is dropped, then the first ``nd`` jobs are
+    placed in queue order (Slurm's backfill plan, rebuilt at each pass).
+    ``EVENT``: after a job end (or stale reservations), the compression of
+    :func:`conservative_pass`; otherwise each job of the first ``nd``
+    without a reservation is placed, in queue order."""
+    ji, li = st[0], st[4]
+    if mode == SWEEP:
+        for idx in range(n):
+            if ji[order[idx], J_RES]:
+                unreserve_job(st, order[idx])
+        for idx in range(nd):
+            place(st, order[idx], now)
+        return
+    full = li[k, L_ENDED] or li[k, L_STALE]
+    for idx in range(nd):
+        j = order[idx]
+        if ji[j, J_RES]:
+            if not full:
+                continue
+            unreserve_job(st, j)
+        place(st, j, now)
+    for idx in range(nd, n):
+        if ji[order[idx], J_RES]:
+            unreserve_job(st, order[idx])
+
+
+@njit(cache=True)
+def bounded_lane_pass(kind, st, k, now, order, n, released, nrel, depth, mode):
+    """:func:`lane_pass` under Slurm's limits: only the first ``depth`` jobs
+    of the queue are examined (started, reserved or skipped; the jobs
+    behind are neither started nor reserved), in ``mode`` (:data:`EVENT`,
+    :data:`SWEEP` or :data:`FIFO`, see
+    :class:`~opt_sched.scheduling.backfilling.ProfileScheduler`)."""
+    if needs_room(st, k, n):
+        return False
+    sb = borrowed(st)
+    ob, rb = borrow(order), borrow(released)
+    refresh(sb, k, now, ob, n)
+    nd = min(n, depth)
+    if mode == FIFO:
+        fifo_part(sb, k, now, ob, n)
+    elif kind == EASY:
+        if mode == SWEEP:
+            sb[4][k, L_ENDED] = 1  # traverse the whole queue (up to the depth)
+        if nd < n and nrel > 0:
+            within, m = _released_within(ob, nd, rb, nrel)
+            easy_pass(sb, k, now, ob, nd, within, m)
+        else:
+            easy_pass(sb, k, now, ob, nd, rb, nrel)
+    else:
+        conservative_bounded(sb, k, now, ob, n, nd, mode)
+    sb[4][k, L_ENDED] = 0
+    return True

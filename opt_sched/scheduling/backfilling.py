@@ -40,9 +40,18 @@ demand above the admission limit ``L`` counts as ``L`` (the authors' code
 caps it likewise), so a job whose estimate exceeds the limit still runs,
 alone.
 
-When the workload does no I/O and the queue order has a static key, the
-replay engine runs the whole replay in :mod:`~opt_sched.scheduling.fused`,
-which calls the same compiled passes (:meth:`ProfileScheduler.fused_spec`).
+Slurm's backfilling limits (``bf_depth``, ``bf_interval``; off by
+default) are :mod:`~opt_sched.scheduling.backfill_limits`.
+
+The queue order's optional event hooks (``observe_submit``,
+``observe_start``, ``observe_end``; :mod:`opt_sched.priority.observers`)
+are called at every submission, start and end, so that history-aware
+priorities (fair-share usage, the age of chained jobs) are exact.
+
+When the workload does no I/O and the queue order has a static key (and no
+hooks), the replay engine runs the whole replay in
+:mod:`~opt_sched.scheduling.fused`, which calls the same compiled passes
+(:meth:`ProfileScheduler.fused_spec`).
 """
 
 from __future__ import annotations
@@ -55,6 +64,7 @@ import numpy as np
 from ..errors import OptionError
 from . import backfill_kernel as bk
 from . import profile as pf
+from .backfill_limits import BackfillLimits, check_limits
 from .bandwidth import BandwidthRule, IgnoreBandwidth
 from .base import Cluster, JobTable, Start
 from .estimators import ESTIMATE_SOURCES, make_estimates
@@ -83,6 +93,12 @@ class ProfileScheduler:
         History only: isolated runs ``{job index: (run time, throughput)}``
         that pre-train the estimator (one per group;
         :func:`~opt_sched.scheduling.pretrain.isolated_runs`).
+    bf_depth, bf_interval
+        Slurm's backfilling limits (:mod:`~.backfill_limits`): at most
+        ``bf_depth`` jobs examined per pass (``None``: all), a backfill
+        pass every ``bf_interval`` seconds and the FIFO part in between
+        (0: every pass backfills). Defaults: batsched's behaviour; Slurm's
+        are 50 and 30 (:data:`~.backfill_limits.SLURM_DEFAULTS`).
     """
 
     name = "profile"
@@ -93,7 +109,8 @@ class ProfileScheduler:
     def __init__(self, order: str | QueueOrder = "fcfs", rjms_delay: float = 0.0,
                  bandwidth: BandwidthRule | None = None,
                  estimates: str = "declared",
-                 prior: Mapping[int, tuple[float, float]] | None = None) -> None:
+                 prior: Mapping[int, tuple[float, float]] | None = None, *,
+                 bf_depth: int | None = None, bf_interval: float = 0.0) -> None:
         if isinstance(rjms_delay, bool) or not isinstance(rjms_delay, (int, float)) \
                 or not rjms_delay >= 0 or math.isinf(rjms_delay):
             raise OptionError(f"rjms_delay={rjms_delay!r} must be a number >= 0")
@@ -112,6 +129,9 @@ class ProfileScheduler:
                               "needs estimates='history'")
         self.estimates = estimates
         self.prior = dict(prior) if prior else None
+        self.bf_depth, self.bf_interval = check_limits(bf_depth, bf_interval)
+        self._hooks = tuple(getattr(self.order, f"observe_{event}", None)
+                            for event in ("submit", "start", "end"))
 
     # -- the Scheduler protocol -----------------------------------------------
     def attach(self, jobs: JobTable, cluster: Cluster) -> None:
@@ -140,6 +160,8 @@ class ProfileScheduler:
         self._queues: list[dict[int, None]] = [{} for _ in range(L)]
         self._released: list[list[int]] = [[] for _ in range(L)]
         self._active: dict[int, None] = {}
+        self._limits = (None if self.bf_depth is None and self.bf_interval == 0
+                        else BackfillLimits(self.bf_depth, self.bf_interval))
         self._mbuf = np.zeros(sum(sizes), np.int64)
         self._moff = np.zeros(n + 1, np.int64)
 
@@ -178,12 +200,16 @@ class ProfileScheduler:
         self._released[k].append(job)
         self._st[0][job, bk.J_STATE] = bk.WAITING
         self._active[k] = None
+        if self._hooks[0] is not None:
+            self._hooks[0](now, job)
 
     def complete(self, now: float, job: int, killed: bool) -> None:
         if self._dynamic:
             self._est.observe(job, float(self._st[1][job, bk.F_START]), now)
         bk.complete_job(self._st, job)
         self._active[self._lane_of[job]] = None
+        if self._hooks[2] is not None:
+            self._hooks[2](now, job, killed)
 
     def decide(self, now: float) -> Sequence[Start]:
         if self._dynamic and (self._est.version != self._seen_version
@@ -193,12 +219,21 @@ class ProfileScheduler:
         st = self._st
         st[10][bk.G_NSTARTED] = 0
         sort = self.order.sort
-        for k in self._active:
+        limits = self._limits
+        lanes: object = self._active
+        mode = bk.EVENT
+        if limits is not None:
+            mode = limits.mode(now)
+            lanes = limits.lanes(mode, self._active, self._queues)
+        for k in lanes:  # type: ignore[attr-defined]
             queue = self._queues[k]
             order = np.array(sort(list(queue), now), np.int64)
             released = np.array(self._released[k], np.int64)
-            while not bk.lane_pass(self.kind, st, k, now, order, len(order), released,
-                                   len(released)):
+            while not (bk.lane_pass(self.kind, st, k, now, order, len(order), released,
+                                    len(released)) if limits is None else
+                       bk.bounded_lane_pass(self.kind, st, k, now, order, len(order),
+                                            released, len(released), limits.depth,
+                                            mode)):
                 self._st = st = bk.grow(st, len(order))
             self._released[k].clear()
         self._active.clear()
@@ -212,13 +247,19 @@ class ProfileScheduler:
             k = self._lane_of[j]
             del self._queues[k][j]
             starts.append(Start(j, tuple(numbers[off[s]:off[s + 1]]), k))
+        if self._hooks[1] is not None:
+            for start in starts:
+                self._hooks[1](now, start.job)
         return starts
 
     def _before_pass(self, now: float) -> None:
         """Hook for subclasses: called before each decision's passes."""
 
     def next_wakeup(self, now: float) -> float:
-        return math.inf
+        if self._limits is None:
+            return math.inf
+        return self._limits.next_wakeup(now, any(self._queues),
+                                        bool(self._st[10][bk.G_NRUN]))
 
     # -- introspection (tests, debugging) -------------------------------------
     def head(self, partition: int = 0) -> int | None:
@@ -237,8 +278,20 @@ class ProfileScheduler:
     def fused_spec(self) -> tuple[int, np.ndarray | None] | None:
         """``(pass kind, static queue key or None for submission order)``
         for :mod:`~opt_sched.scheduling.fused`, or ``None`` if the queue
-        order has no static key (it must then be asked at every pass)."""
+        order has neither a static key nor an age-and-size priority
+        (:meth:`fused_priority`; it must then be asked at every pass), or
+        wants the event hooks for anything else."""
+        if self._dynamic or self.rule.check_mode == bk.CHECK_TARGET:
+            return None
+        if self.fused_priority() is not None:
+            return self.kind, np.zeros(len(self._jobs))
         key = getattr(self.order, "static_key", None)
-        if key is None or self._dynamic or self.rule.check_mode == bk.CHECK_TARGET:
+        if key is None or any(hook is not None for hook in self._hooks):
             return None
         return self.kind, key(self._jobs)
+
+    def fused_priority(self):
+        """The order's :class:`~opt_sched.scheduling.fused_order.AgeSizePriority`
+        (after ``attach``), or ``None``."""
+        get = getattr(self.order, "fused_priority", None)
+        return None if get is None else get()

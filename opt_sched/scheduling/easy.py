@@ -52,6 +52,9 @@ class EasyBackfilling(ProfileScheduler):
         Queue order, ``"fcfs"`` (default) or ``"sjf"``.
     rjms_delay
         Seconds added to every estimate (batsched adds 5).
+    bf_depth, bf_interval
+        Slurm's backfilling limits (:mod:`~opt_sched.scheduling.backfill_limits`;
+        default none, as batsched; Slurm: 50 jobs, 30 s).
     """
 
     name = "easy"

@@ -13,10 +13,18 @@ compiled passes (:mod:`~opt_sched.scheduling.backfill_kernel`); so it is the
 same replay, only without the per-event Python calls (tested against the
 stepped engine).
 
+Slurm's backfilling limits (:mod:`~opt_sched.scheduling.backfill_limits`)
+are applied as in the stepped path: the same pass modes, and a wake-up at
+``next_bf`` while jobs wait (registers ``bf``: ``next_bf``, whether the last
+pass was a backfill pass).
+
 The waiting jobs of each lane are kept sorted by ``(key, submission
-order)``; the loop stops between instants when the number of ended jobs
-crosses a multiple of ``report_every``, so that the engine can report
-progress, and resumes.
+order)``, or, for an order with an age-and-size priority
+(:mod:`~opt_sched.scheduling.fused_order`: multifactor without fair-share,
+WoAS over it), in submission order and sorted at each pass; the loop
+stops between instants when the number of ended jobs crosses a multiple
+of ``report_every``, so that the engine can report progress, and
+resumes.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from . import backfill_kernel as bk
+from . import fused_order as fo
 from . import profile as pf
 
 __all__ = ["FusedRun"]
@@ -124,7 +133,7 @@ def _submit(st, j, key, qoff, qn, qj, rel, regs, act):
 @njit(cache=True)
 def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qoff,
         qn, qj, start_t, killed_t, moff, mach, ht, hj, size, regs, act, rel,
-        report_every):
+        report_every, depth, interval, bf, dyn, darr, dpar):
     """Replay until every job ended (``DONE``), until the ended count
     crosses a multiple of ``report_every`` (``PAUSED``: call again to
     resume), or until nothing can happen any more (``STUCK``). Returns the
@@ -144,6 +153,13 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
     moff, mach, size, regs, act, rel = (b(moff), b(mach), b(size), b(regs), b(act),
                                         b(rel))
     L = qn.shape[0]
+    qs, qsn, inq, pr, tmp, drep, delig, dsize, danchor, dseq, dcount = darr
+    qs, qsn, inq, pr, tmp = b(qs), b(qsn), b(inq), b(pr), b(tmp)
+    drep, delig, dsize, danchor, dseq, dcount = (b(drep), b(delig), b(dsize),
+                                                  b(danchor), b(dseq), b(dcount))
+    grouped, w_age, w_size, max_age = dpar[0] != 0.0, dpar[1], dpar[2], dpar[3]
+    limited = depth < bk.UNLIMITED_DEPTH or interval > 0.0
+    tprev = -math.inf
     while regs[R_ENDED] < n:
         mark = regs[R_ENDED] // report_every
         while size[H_KILL] > 0 and ji[kj[0], bk.J_STATE] != bk.RUNNING:
@@ -155,6 +171,12 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
             until = at[0]
         if size[H_KILL] > 0 and kt[0] < until:
             until = kt[0]
+        if interval > 0.0 and tprev < bf[0] < until:  # the next backfill pass
+            waiting = 0
+            for k in range(L):
+                waiting += qn[k]
+            if waiting > 0 and (sb[10][bk.G_NRUN] > 0 or bf[1] == 0.0):
+                until = bf[0]
         if until == math.inf and size[H_END] == 0:
             return STUCK, st
         # 1. the instant: job ends, kills, submissions
@@ -177,13 +199,33 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
         # 2. passes until no job ends at t
         while True:
             sb[10][bk.G_NSTARTED] = 0
+            if dyn:
+                for r in range(regs[R_NREL]):
+                    dcount[0] = fo.stamp(rel[r], t, drep, delig, dseq, dcount[0])
+            mode = bk.EVENT
+            if interval > 0.0:
+                if t >= bf[0]:
+                    mode = bk.SWEEP
+                    bf[0] = t + interval
+                    bf[1] = 1.0
+                else:
+                    mode = bk.FIFO
+                    bf[1] = 0.0
             for k in range(L):
-                if not act[k]:
+                if not act[k] and not (mode == bk.SWEEP and qn[k] > 0):
                     continue
                 act[k] = 0
                 base, m = qoff[k], qn[k]
-                while not bk.lane_pass(kind, sb, k, t, qj[base:base + m], m, rel,
-                                       regs[R_NREL]):
+                order = qj[base:base + m]
+                if dyn:
+                    fo.sort_lane(ji, qj, qs, qsn, base, m, k, t, inq, pr, tmp, drep,
+                                 delig, dsize, danchor, dseq, grouped, w_age, w_size,
+                                 max_age)
+                    order = qs[base:base + m]
+                while not (bk.bounded_lane_pass(kind, sb, k, t, order, m, rel,
+                                                regs[R_NREL], depth, mode)
+                           if limited else
+                           bk.lane_pass(kind, sb, k, t, order, m, rel, regs[R_NREL])):
                     st = bk.grow(st, m)
                     sb = bk.borrowed(st)
                     ji = sb[0]
@@ -215,6 +257,7 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
             while size[H_ARR] > 0 and at[0] <= t:
                 _, j = _pop(at, aj, size, H_ARR)
                 _submit(sb, j, key, qoff, qn, qj, rel, regs, act)
+        tprev = t
         if regs[R_ENDED] // report_every != mark and regs[R_ENDED] < n:
             return PAUSED, st
     return DONE, st
@@ -288,6 +331,29 @@ class FusedRun:
         self.act = np.zeros(L, np.int64)
         self.rel = np.zeros(max(n, 1), np.int64)
         self.report_every = max(1, int(report_every))
+        limits = getattr(scheduler, "_limits", None)
+        self.depth = bk.UNLIMITED_DEPTH if limits is None else int(limits.depth)
+        self.interval = 0.0 if limits is None else float(limits.interval)
+        self.bf = np.array([-math.inf, 0.0])
+        prio = getattr(scheduler, "fused_priority", lambda: None)()
+        self.dyn = prio is not None
+        size = max(n, 1)
+        if prio is None:
+            one = np.zeros(1)
+            ione = np.zeros(1, np.int64)
+            self.darr = (ione, ione, ione, one, ione, ione, one, one, ione, ione, ione)
+            self.dpar = np.zeros(4)
+        else:
+            self.darr = (np.zeros(size, np.int64), np.zeros(L, np.int64),
+                         np.zeros(size, np.int64), np.zeros(size),
+                         np.zeros(size, np.int64),
+                         np.ascontiguousarray(prio.rep, np.int64),
+                         np.array(prio.elig, float),
+                         np.ascontiguousarray(prio.size, float),
+                         np.ascontiguousarray(prio.anchor, np.int64),
+                         np.zeros(size, np.int64), np.zeros(1, np.int64))
+            self.dpar = np.array([float(prio.grouped), prio.weight_age,
+                                  prio.weight_size, prio.max_age])
 
     def run(self) -> int:
         """Run (or resume); ``DONE``, ``PAUSED`` or ``STUCK``."""
@@ -295,7 +361,9 @@ class FusedRun:
                          self.length, self.kill_after, self.pred_left, self.succ_off,
                          self.succ, self.qoff, self.qn, self.qj, self.start_t,
                          self.killed_t, self.moff, self.mach, self.ht, self.hj,
-                         self.size, self.regs, self.act, self.rel, self.report_every)
+                         self.size, self.regs, self.act, self.rel, self.report_every,
+                         self.depth, self.interval, self.bf, self.dyn, self.darr,
+                         self.dpar)
         self.scheduler._st = st
         return status
 

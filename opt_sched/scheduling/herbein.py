@@ -71,5 +71,7 @@ class HerbeinEasy(EasyBackfilling):
 
     def __init__(self, limit: float | None = None, order: str | QueueOrder = "fcfs",
                  rjms_delay: float = 0.0, estimates: str = "declared",
-                 prior: Mapping[int, tuple[float, float]] | None = None) -> None:
-        super().__init__(order, rjms_delay, BandwidthLimit(limit), estimates, prior)
+                 prior: Mapping[int, tuple[float, float]] | None = None, *,
+                 bf_depth: int | None = None, bf_interval: float = 0.0) -> None:
+        super().__init__(order, rjms_delay, BandwidthLimit(limit), estimates, prior,
+                         bf_depth=bf_depth, bf_interval=bf_interval)

@@ -44,5 +44,7 @@ class IOAwareEasy(EasyBackfilling):
     name = "io-easy"
 
     def __init__(self, order: str | QueueOrder = "fcfs",
-                 bandwidth: float | None = None, rjms_delay: float = 0.0) -> None:
-        super().__init__(order, rjms_delay, ReservedBandwidth(bandwidth))
+                 bandwidth: float | None = None, rjms_delay: float = 0.0, *,
+                 bf_depth: int | None = None, bf_interval: float = 0.0) -> None:
+        super().__init__(order, rjms_delay, ReservedBandwidth(bandwidth),
+                         bf_depth=bf_depth, bf_interval=bf_interval)

@@ -14,6 +14,17 @@ over time (fair-share, aging) are one more module here:
 - ``sjf``: shortest estimate first, ``e_i`` non-decreasing; equal estimates
   keep submission order. (batsched's ``asc_walltime`` breaks such ties by
   the job id string instead.)
+- ``multifactor`` and ``fairshare[:OPERATOR]``: seed 002's priorities
+  (Slurm's multifactor, Paper II's fair-share operators), built by
+  :func:`opt_sched.priority.priority_order`.
+
+:func:`get_queue_order` is the one front door for every ``--order`` /
+``--priority`` value.
+
+An order may also follow the jobs' lives through three optional hooks,
+``observe_submit(now, job)``, ``observe_start(now, job)`` and
+``observe_end(now, job, killed)`` (:mod:`opt_sched.priority.observers`);
+the backfilling schedulers call them.
 
 An order whose priority of a job never changes may also give
 ``static_key(jobs)``: one number per job such that the queue is sorted by
@@ -24,14 +35,15 @@ An order whose priority of a job never changes may also give
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import OptionError
 from .base import Cluster, JobTable
 
-__all__ = ["QUEUE_ORDERS", "FCFSOrder", "QueueOrder", "SJFOrder", "get_queue_order"]
+__all__ = ["PRIORITY_HEADS", "QUEUE_ORDERS", "FCFSOrder", "QueueOrder", "SJFOrder",
+           "get_queue_order", "order_names"]
 
 
 @runtime_checkable
@@ -95,20 +107,47 @@ QUEUE_ORDERS: dict[str, Callable[[], QueueOrder]] = {
 """Queue order name -> factory."""
 
 
-def get_queue_order(order: str | QueueOrder) -> QueueOrder:
-    """A fresh :class:`QueueOrder` named ``order`` (or ``order`` itself).
+PRIORITY_HEADS = ("multifactor", "fairshare")
+"""Spec heads delegated to :func:`opt_sched.priority.priority_order`."""
+
+
+def order_names() -> list[str]:
+    """Every order name, for help texts."""
+    from ..priority import OPERATOR_NAMES
+
+    return (sorted(QUEUE_ORDERS) + ["multifactor"]
+            + [f"fairshare:{name}" for name in OPERATOR_NAMES])
+
+
+def get_queue_order(order: str | QueueOrder, **options: Any) -> QueueOrder:
+    """A fresh :class:`QueueOrder` for a spec (or ``order`` itself).
+
+    ``fcfs`` and ``sjf`` are built here; ``multifactor`` and
+    ``fairshare[:OPERATOR]`` by :func:`opt_sched.priority.priority_order`,
+    which takes ``options`` (weights, tree, half-life, bits, ...).
 
     Raises
     ------
     OptionError
-        Unknown name.
+        Unknown name, an option the order does not take, or ``order`` is
+        not a queue order.
     """
     if not isinstance(order, str):
         if not isinstance(order, QueueOrder):
             raise OptionError(f"order={order!r} is not a queue order")
+        if options:
+            raise OptionError(f"order {order!r}: options {sorted(options)} need a "
+                              f"spec string")
         return order
-    try:
-        return QUEUE_ORDERS[order]()
-    except KeyError:
-        raise OptionError(f"order={order!r} is unknown; choose one of "
-                          f"{', '.join(sorted(QUEUE_ORDERS))}") from None
+    head = order.strip().partition(":")[0].lower()
+    if head in PRIORITY_HEADS:
+        from ..priority import priority_order
+
+        return priority_order(order, **options)
+    if order.strip().lower() in QUEUE_ORDERS and not options:
+        return QUEUE_ORDERS[order.strip().lower()]()
+    if order.strip().lower() in QUEUE_ORDERS:
+        raise OptionError(f"order={order!r} takes no options "
+                          f"({', '.join(sorted(options))})")
+    raise OptionError(f"order={order!r} is unknown; choose one of fcfs, sjf, "
+                      f"multifactor, fairshare:OPERATOR")

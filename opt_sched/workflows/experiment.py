@@ -9,11 +9,12 @@ three modes of one seed are comparable job for job.
 
 Scheduler: ``"fcfs"`` is strict priority order without backfilling
 (:class:`~opt_sched.priority.strict.StrictOrderScheduler`); any other name
-is looked up in :data:`opt_sched.scheduling.SCHEDULERS`, given the queue
-order as ``order=`` (EASY and conservative backfilling) and wrapped in
-:class:`~opt_sched.priority.observed.ObservedScheduler` so that the order
-sees every submission, start and end. The priority (``multifactor`` by
-default, as ScSF's Slurm: age and job size, fair-share off) is wrapped by
+is looked up in :data:`opt_sched.scheduling.SCHEDULERS` and given the queue
+order as ``order=`` (EASY and conservative backfilling, which call the
+order's hooks at every submission, start and end) and the other options
+(``bf_depth``, ``bf_interval``: Slurm's backfilling limits). The priority
+(``multifactor`` by default, as ScSF's Slurm: age and job size, fair-share
+off) is wrapped by
 :class:`~opt_sched.workflows.woas.WorkflowAwareOrder` in ``woas`` mode.
 Every schedule is checked by :func:`opt_sched.validation.assert_feasible`.
 """
@@ -26,12 +27,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import OptionError
-from ..priority import ObservedScheduler, StrictOrderScheduler, get_queue_order
-from ..scheduling import get_scheduler, replay
+from ..priority import StrictOrderScheduler
+from ..scheduling import get_queue_order, get_scheduler, replay
 from ..validation import assert_feasible
 from ..workloads.nersc import generate_workload
 from .metrics import regular_slowdowns, utilisation, workflow_records
-from .submission import MODES, build_workflow_workload, load_workflow
+from .submission import MODES, WorkflowWorkload, build_workflow_workload, load_workflow
 from .woas import WorkflowAwareOrder
 
 __all__ = ["make_scheduler", "run_share_point"]
@@ -52,7 +53,7 @@ def make_scheduler(name: str, priority: object, mode: str, *,
             raise OptionError(f"scheduler {name!r} takes no options "
                               f"{sorted(options)}")
         return StrictOrderScheduler(order)
-    return ObservedScheduler(get_scheduler(name, order=order, **options))
+    return get_scheduler(name, order=order, **options)
 
 
 def _median(values: list[float]) -> float:
@@ -74,7 +75,9 @@ def run_share_point(workflow: object, share: float, mode: str, seed: int,
         A catalog name (``"montage"``), a manifest path or a
         :class:`~opt_sched.workflows.manifest.Workflow`.
     share
-        Its share of the submitted core-hours, in ``(0, 1]``.
+        Its share of the submitted core-hours, in ``(0, 1]``; 0: the
+        baseline without workflows (the regular jobs of share 0; ``mode``
+        then changes nothing).
     mode
         ``"chained"``, ``"pilot"`` or ``"woas"``.
     seed
@@ -101,15 +104,25 @@ def run_share_point(workflow: object, share: float, mode: str, seed: int,
     if mode not in MODES:
         raise OptionError(f"mode={mode!r} is not one of {', '.join(MODES)}")
     wf = load_workflow(workflow)  # type: ignore[arg-type]
+    if isinstance(share, bool) or not isinstance(share, (int, float)) \
+            or not 0 <= share <= 1:
+        raise OptionError(f"share={share!r} must be in [0, 1]")
     load = generate_workload(model, nodes=nodes, duration=duration,  # type: ignore[arg-type]
                              stabilisation=stabilisation, seed=seed, fill=fill,
-                             target_wait=target_wait, workflows=[(wf, share)])
+                             target_wait=target_wait,
+                             workflows=[(wf, share)] if share > 0 else [])
     cpn = load.cores_per_node
     times = [t for t, _ in load.workflow_submissions]
-    built = build_workflow_workload([wf] * len(times), mode, load.instance,
-                                    submits=times, cores_per_node=cpn,
-                                    platform=load.platform,
-                                    name=f"{wf.name}-{share:g}-{mode}-s{seed}")
+    label = f"{wf.name}-{share:g}-{mode}-s{seed}"
+    if times:
+        built = build_workflow_workload([wf] * len(times), mode, load.instance,
+                                        submits=times, cores_per_node=cpn,
+                                        platform=load.platform, name=label)
+    else:
+        if load.instance is None:
+            raise OptionError(f"workflow {wf.name!r} at share={share!r}: the "
+                              "workload has no job")
+        built = WorkflowWorkload(load.instance.replace(name=label), {}, mode, cpn)
     instance = built.instance
     sched = make_scheduler(scheduler, priority, mode, cores_per_node=cpn,
                            **scheduler_options)

@@ -38,13 +38,14 @@ are the same in both tables).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from ..priority import get_queue_order
 from ..priority.observers import notify_end, notify_start, notify_submit
 from ..scheduling.base import Cluster, JobTable
+from ..scheduling.queue_order import get_queue_order
 from .submission import PILOT_TASK, split_job_id
 
 __all__ = ["WorkflowAwareOrder", "priority_view_table", "woas_order"]
@@ -125,7 +126,7 @@ class WorkflowAwareOrder:
     ----------
     inner
         The priority engine: a queue order or a ``--priority`` spec
-        (:func:`opt_sched.priority.get_queue_order`).
+        (:func:`opt_sched.scheduling.get_queue_order`).
     """
 
     def __init__(self, inner: object = "fcfs") -> None:
@@ -143,11 +144,37 @@ class WorkflowAwareOrder:
         for job, rep in enumerate(self._rep):
             if rep != job:
                 self._anchor[rep] = min(self._anchor[rep], job)
+        # vectorised views: representative, anchor, and the submission time
+        # of every priority-view job (nan: a job with dependencies whose
+        # eligibility is not known yet)
+        self._rep_array = np.array(self._rep, dtype=np.int64)
+        self._anchor_array = np.array(self._anchor, dtype=np.int64)
+        when = np.array(self._release, dtype=float)
+        for job in range(self._n):
+            if self._after[job]:
+                when[job] = math.nan
+        self._when = when
+        self._rank = np.zeros(len(table), dtype=np.int64)
         self.inner.attach(table, cluster)
+
+    def fused_priority(self):
+        """WoAS over an inner order that the fused replay can compute
+        (:mod:`~opt_sched.scheduling.fused_order`, ``grouped``), or
+        ``None``."""
+        from ..scheduling.fused_order import AgeSizePriority
+
+        get = getattr(self.inner, "fused_priority", None)
+        inner = None if get is None else get()
+        if inner is None or inner.grouped:
+            return None
+        return AgeSizePriority(self._rep_array.copy(), inner.elig, inner.size,
+                               self._anchor_array.copy(), True, inner.weight_age,
+                               inner.weight_size, inner.max_age)
 
     # -- hooks: forwarded ----------------------------------------------------------
     def observe_submit(self, now: float, job: int) -> None:
         self._eligible[job] = now
+        self._when[job] = now
         notify_submit(self.inner, now, job)
 
     def observe_start(self, now: float, job: int) -> None:
@@ -174,6 +201,28 @@ class WorkflowAwareOrder:
         return when, self._anchor[job]
 
     def sort(self, queue: Sequence[int], now: float) -> Sequence[int]:
+        """The scheduler view of ``queue`` (see the module docstring),
+        vectorised; the same order as :meth:`sort_reference`."""
+        if len(queue) == 0:
+            return queue
+        jobs = np.asarray(queue, dtype=np.int64)
+        reps = self._rep_array[jobs]
+        view = np.unique(reps)
+        when = self._when[view]
+        unknown = np.isnan(when)
+        if unknown.any():  # eligibility unknown without the hooks: first seen
+            self._when[view[unknown]] = now
+            for job in view[unknown].tolist():
+                self._eligible[job] = now
+            when = self._when[view]
+        view = view[np.lexsort((self._anchor_array[view], when))]
+        ordered = np.asarray(self.inner.sort(view.tolist(), now), dtype=np.int64)
+        rank = self._rank
+        rank[ordered] = np.arange(len(ordered))
+        return jobs[np.argsort(rank[reps], kind="stable")].tolist()
+
+    def sort_reference(self, queue: Sequence[int], now: float) -> Sequence[int]:
+        """:meth:`sort`, one job at a time (the definition; tests)."""
         members: dict[int, list[int]] = {}
         for job in queue:
             members.setdefault(self._rep[job], []).append(job)

@@ -11,6 +11,9 @@ study. Each is ``write(spec, rows, out) -> list[Path]`` where ``rows`` is
   gaps (:mod:`.ijhpca2023`).
 - ``goponenko``: seed 001's improvements over the default scheduler, beside
   the slides' figures (:mod:`.goponenko`).
+- ``rodrigo2017``: seed 002's WoAS study (:mod:`.rodrigo2017`): turnaround
+  speed-ups, utilisation gains and slowdowns from ``workflow-share``
+  experiment tasks.
 """
 
 from __future__ import annotations
@@ -40,10 +43,17 @@ def _goponenko(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     return write(spec, rows, out)
 
 
+def _rodrigo2017(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
+    from .rodrigo2017 import write_report as write
+
+    return write(spec, rows, out)
+
+
 REPORTS: dict[str, Callable[[Any, Mapping[str, Any], Path], list[Path]]] = {
     "ics2020": _ics2020,
     "ijhpca2023": _ijhpca2023,
     "goponenko": _goponenko,
+    "rodrigo2017": _rodrigo2017,
 }
 
 

@@ -9,6 +9,15 @@ under the execution model, so contention changes the real end times and the
 scheduler reacts to them. Outputs: Batsim's ``out_jobs.csv`` (``--out``),
 SWF (``--swf``), the opt_sched schedule (``--schedule``), the converted
 instance (``--instance-out``), and pictures (``--gantt``, ``--usage``).
+
+Seed 002 (``docs/reproduction-rodrigo2017.md``): ``--priority`` takes
+``fcfs``, ``multifactor`` or ``fairshare:OPERATOR`` (the queue order of the
+backfilling schedulers); ``--bf-depth`` and ``--bf-interval`` set Slurm's
+backfilling limits (alone: Slurm's 50 jobs and 30 s); ``--workflows`` adds
+workflows (manifests or catalog names, submitted at their manifest's
+``submit``, else 0) to the workload, as ``--workflow-mode`` chained jobs,
+pilot jobs or WoAS jobs (the priority order then wrapped by WoAS), and the
+report gains the workflow metrics.
 """
 
 from __future__ import annotations
@@ -58,6 +67,17 @@ def _job_window(text: str) -> tuple[int, int]:
     return start, count
 
 
+def non_negative_float(text: str) -> float:
+    """A finite number ``>= 0`` (seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number >= 0")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ...scheduling import SCHEDULERS
     from ...traces import PROFILE_NAMES
@@ -86,6 +106,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pretrain", action="store_true",
                         help="prime the history estimator with one isolated run "
                              "of every job group (seed 001)")
+    from ...scheduling.backfill_limits import SLURM_DEFAULTS
+
+    parser.add_argument("--bf-depth", type=positive_int, nargs="?", default=None,
+                        const=SLURM_DEFAULTS["bf_depth"], metavar="N",
+                        help="backfilling examines at most N jobs per pass "
+                             f"(alone: Slurm's {SLURM_DEFAULTS['bf_depth']}; "
+                             "default: all)")
+    parser.add_argument("--bf-interval", type=non_negative_float, nargs="?",
+                        default=None, const=SLURM_DEFAULTS["bf_interval"],
+                        metavar="SECONDS",
+                        help="a backfilling pass every SECONDS, only the FIFO "
+                             "part in between (alone: Slurm's "
+                             f"{SLURM_DEFAULTS['bf_interval']:g} s; default 0: "
+                             "every pass)")
+    parser.add_argument("--cores-per-node", type=positive_int, default=1,
+                        help="cores of one machine, for workflow tasks (cores -> "
+                             "machines) and the multifactor size factor "
+                             "(default 1)")
+    from ...workflows.submission import MODES
+
+    parser.add_argument("--workflows", nargs="+", default=None, metavar="MANIFEST",
+                        help="add workflows: manifest files (.json) or catalog "
+                             "names (longwide, widelong, floodplain, montage, "
+                             "cybershake, sipht, A4, ...)")
+    parser.add_argument("--workflow-mode", choices=MODES, default=None,
+                        help="how --workflows are submitted (default woas)")
     parser.add_argument("--io-profile", default="none", choices=PROFILE_NAMES,
                         help="I/O phases of trace jobs (default none)")
     load = parser.add_mutually_exclusive_group()
@@ -181,10 +227,11 @@ def _load(args: argparse.Namespace):
     return conversion.instance, trace, skips, conversion
 
 
-def _scheduler(args: argparse.Namespace, instance=None, execution=None):
-    from ...scheduling import get_scheduler
+def _scheduler(args: argparse.Namespace, instance=None, execution=None,
+               woas: bool = False):
+    from ...scheduling import get_queue_order, get_scheduler
 
-    options: dict = {}
+    options: dict[str, object] = {}
     for key in ("limit", "estimates"):
         if getattr(args, key) is not None:
             if args.scheduler not in ("herbein", "workload-adaptive"):
@@ -200,13 +247,88 @@ def _scheduler(args: argparse.Namespace, instance=None, execution=None):
         options.setdefault("estimates", "history")
         options["prior"] = isolated_runs(
             instance, lambda: execution.build(args.io_policy), policy=args.io_policy)
-    if args.order is not None:
-        options["order"] = args.order
-    if args.priority is not None:
-        options["order"] = args.priority if args.order is None else options["order"]
-        if args.order is not None:
-            raise OptionError("give --order or --priority, not both")
+    if args.order is not None and args.priority is not None:
+        raise OptionError("give --order or --priority, not both")
+    spec = args.priority if args.priority is not None else args.order
+    if spec is not None or woas:
+        spec = spec or "fcfs"
+        extra = ({"cores_per_node": args.cores_per_node}
+                 if spec.strip().lower() == "multifactor" else {})
+        order = get_queue_order(spec, **extra)
+        if woas:
+            from ...workflows import woas_order
+
+            order = woas_order(order)
+        options["order"] = order
+    if args.bf_depth is not None:
+        options["bf_depth"] = args.bf_depth
+    if args.bf_interval is not None:
+        options["bf_interval"] = args.bf_interval
+    _check_takes(args.scheduler, options)
     return get_scheduler(args.scheduler, **options)
+
+
+def _check_takes(name: str, options: dict[str, object]) -> None:
+    """A one-line error naming the option a scheduler does not take."""
+    import inspect
+
+    from ...scheduling import SCHEDULERS
+
+    factory = SCHEDULERS.get(name)
+    if factory is None:
+        return
+    params = inspect.signature(factory).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    flags = {"order": "--order/--priority/--workflow-mode woas",
+             "bf_depth": "--bf-depth", "bf_interval": "--bf-interval"}
+    for key in options:
+        if key not in params:
+            flag = flags.get(key, "--" + key.replace("_", "-"))
+            raise OptionError(f"{flag}: scheduler {name!r} takes no {key} "
+                              "(the backfilling schedulers easy, conservative, "
+                              "io-easy and herbein do)")
+
+
+def _with_workflows(args: argparse.Namespace, instance):
+    """``(instance, submitted workflows or None)``: ``--workflows`` added to
+    the workload in ``--workflow-mode``."""
+    if args.workflows is None:
+        if args.workflow_mode is not None:
+            raise OptionError("--workflow-mode needs --workflows")
+        return instance, None
+    from ...workflows import build_workflow_workload
+
+    built = build_workflow_workload(args.workflows, args.workflow_mode or "woas",
+                                    instance, cores_per_node=args.cores_per_node)
+    return built.instance, built.workflows
+
+
+def _workflow_report(instance, schedule, workflows, cores_per_node: int) -> dict:
+    """Median workflow wait, runtime, turnaround and intermediate wait (h),
+    waste (core-h), utilisation and actual utilisation."""
+    import numpy as np
+
+    from ...workflows import utilisation, workflow_records
+
+    records = workflow_records(instance, schedule, workflows)
+    hour = 3600.0
+
+    def median(values):
+        return float(np.median(values)) if values else None
+
+    _, actual = utilisation(instance, schedule, workflows)
+    return {
+        "workflows": len(records),
+        "workflow_wait_h": median([r.wait / hour for r in records]),
+        "workflow_runtime_h": median([r.runtime / hour for r in records]),
+        "workflow_turnaround_h": median([r.turnaround / hour for r in records]),
+        "workflow_intermediate_wait_h": median([r.intermediate_wait / hour
+                                                for r in records]),
+        "workflow_waste_core_hours": sum(r.waste for r in records) * cores_per_node
+        / hour,
+        "actual_utilisation": actual,
+    }
 
 
 def _progress(quiet: bool, total: int):
@@ -257,9 +379,12 @@ def _space_sharing(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     instance, trace, skips, conversion = _load(args)
+    instance, workflows = _with_workflows(args, instance)
     loaded = time.perf_counter() - t0
     spec = execution_spec(args)
-    scheduler = _scheduler(args, instance, spec)
+    scheduler = _scheduler(args, instance, spec,
+                           woas=workflows is not None
+                           and (args.workflow_mode or "woas") == "woas")
     bar, callback = _progress(args.quiet or args.json, instance.num_jobs)
     t1 = time.perf_counter()
     if bar is not None:
@@ -299,6 +424,9 @@ def _space_sharing(args: argparse.Namespace) -> int:
         "trace": str(args.trace), "instance": instance.name, "jobs": instance.num_jobs,
         "skipped": 0 if skips is None else skips.total_skipped,
         "scheduler": schedule.method, "execution": schedule.execution,
+        "priority": getattr(getattr(scheduler, "order", None), "name", None),
+        "bf_depth": getattr(scheduler, "bf_depth", None),
+        "bf_interval": getattr(scheduler, "bf_interval", None),
         "io_profile": args.io_profile, "io_phases": phases,
         "validated": bool(args.validate), "load_seconds": loaded,
         "replay_seconds": replayed,
@@ -310,6 +438,10 @@ def _space_sharing(args: argparse.Namespace) -> int:
     }
     if window is not None:
         report["window"] = _window_json(window)
+    if workflows is not None:
+        report["workflow_mode"] = args.workflow_mode or "woas"
+        report.update(_workflow_report(instance, schedule, workflows,
+                                       args.cores_per_node))
     if args.json:
         print_json(report)
         return EXIT_OK
@@ -322,12 +454,16 @@ def _space_sharing(args: argparse.Namespace) -> int:
           + (" (validated feasible)" if args.validate else ""))
     print(f"replayed in {replayed:.2f} s ({report['jobs_per_second']:,.0f} jobs/s); "
           f"loaded in {loaded:.2f} s")
-    for key in ("makespan", "mean_wait", "max_wait", "mean_turnaround",
-                "mean_slowdown", "mean_bounded_slowdown", "utilisation",
-                "allocation", "killed"):
+    keys = ["makespan", "mean_wait", "max_wait", "mean_turnaround", "mean_slowdown",
+            "mean_bounded_slowdown", "utilisation", "allocation", "killed"]
+    if workflows is not None:
+        keys += ["workflow_mode", "workflows", "workflow_wait_h", "workflow_runtime_h",
+                 "workflow_turnaround_h", "workflow_intermediate_wait_h",
+                 "workflow_waste_core_hours", "actual_utilisation"]
+    for key in keys:
         value = report[key]
-        print(f"  {key:22s} {value:,.6g}" if isinstance(value, float)
-              else f"  {key:22s} {value}")
+        print(f"  {key:28s} {value:,.6g}" if isinstance(value, float)
+              else f"  {key:28s} {value}")
     if window is not None:
         print(_window_text(window))
     for label, path in (("out_jobs.csv", args.out), ("SWF", args.swf),
