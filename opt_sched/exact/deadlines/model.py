@@ -215,7 +215,11 @@ def ask_deadlines(grid: NodeGrid, deadlines: Sequence[int], time_limit: float, *
             prm.search_branching = getattr(cp_model, value)
         else:
             setattr(prm, name, value)
-    code = solver.solve(model.model)
+    try:
+        code = solver.solve(model.model)
+    except (IndexError, RuntimeError):  # OR-Tools 9.15 on some hinted models
+        model.model.clear_hints()
+        code = solver.solve(model.model)
     if code == cp_model.INFEASIBLE:
         return Answer("infeasible", seconds=clock(), by="cpsat")
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):

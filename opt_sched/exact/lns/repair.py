@@ -255,7 +255,7 @@ class WindowRepair:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
         solver.parameters.num_workers = num_workers
         solver.parameters.random_seed = seed
-        code = solver.solve(self.model)
+        code = _solve_hinted(solver, self.model)
         name = solver.status_name(code)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return RepairResult(None, name, clock())
@@ -263,6 +263,17 @@ class WindowRepair:
         middle = [self.ops[o][0] for _, o in window]
         order = self.order[:self.a] + middle + self.order[self.a + self.k:]
         return RepairResult(order, name, clock())
+
+
+def _solve_hinted(solver: Any, model: Any) -> int:
+    """``solver.solve(model)``, again without the solution hint if CP-SAT
+    fails on it (OR-Tools 9.15 raises ``IndexError: absl::btree_map::at`` on
+    some hinted models; found on a 100x100 window, reproducible)."""
+    try:
+        return solver.solve(model)
+    except (IndexError, RuntimeError):
+        model.clear_hints()
+        return solver.solve(model)
 
 
 def _const(x: Any) -> int:
