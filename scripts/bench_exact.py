@@ -185,6 +185,46 @@ def print_rows(rows: list[dict]) -> None:
               f"gap {100 * (r['gap'] or 0):.4f} %  (load avg {r['loadavg']:.1f})")
 
 
+def run_tucan(time_limit: float, workers: int) -> None:
+    """Seed 003's own workload (Table 1, ``tucan_workload()``, one I/O node):
+    the eight list policies, the cyclic steady state and the portfolio, each
+    validated, with the gap of every value to the best proven bound."""
+    from opt_sched.exact.cyclic import cyclic_schedule
+    from opt_sched.exact.portfolio import solve_portfolio
+    from opt_sched.simulation import POLICY_NAMES, OnePackPlan, simulate
+    from opt_sched.validation import assert_feasible
+    from opt_sched.workloads.tucan import tucan_workload
+
+    instance = tucan_workload()
+    for objective in ("makespan", "max-stretch"):
+        result = solve_portfolio(instance, objective, time_limit,
+                                 num_workers=workers)
+        bound = result.lower_bound
+        rows = []
+        for policy in POLICY_NAMES:
+            schedule = simulate(instance, OnePackPlan(), policy=policy)
+            assert_feasible(instance, schedule)
+            rows.append((policy, _value(instance, schedule, objective)))
+        cyclic, info = cyclic_schedule(instance, objective, min(10.0, time_limit),
+                                       num_workers=workers)
+        assert_feasible(instance, cyclic)
+        node = info["nodes"][0]
+        rows.append((f"cyclic (m={node['multiplicity']}, period {node['period']:g},"
+                     f" {node['period_status']})", _value(instance, cyclic, objective)))
+        rows.append((f"portfolio {time_limit:g} s ({result.status})",
+                     result.objective))
+        print(f"\nTucan (seed 003 Table 1), {objective}: best proven lower bound "
+              f"{bound:.6g} (load avg {os.getloadavg()[0]:.1f})")
+        print(f"{'method':48s} {'value':>10s} {'gap to bound %':>15s}")
+        for name, value in rows:
+            print(f"{name:48s} {value:10.6g} {100 * (value - bound) / bound:15.3f}")
+
+
+def _value(instance: Instance, schedule, objective: str) -> float:
+    return (schedule.makespan(instance) if objective == "makespan"
+            else schedule.max_stretch(instance))
+
+
 def run_psplib(time_limit: float, count: int | None) -> None:
     """PSPLIB j30 through ``opt_sched.exact.planning.bench_psplib`` (owned by
     the planning model), if it exists."""
@@ -231,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--part", default="makespan,max-stretch,psplib",
                         help="comma list of parts: makespan (10x20, 20x50), "
                              "makespan-10x20 (10 seeds, both generators), "
-                             "makespan-100x100, max-stretch (10x20), psplib")
+                             "makespan-100x100, max-stretch (10x20), tucan, "
+                             "psplib")
     parser.add_argument("--psplib-count", type=int, default=None,
                         help="solve only the first N PSPLIB files (default all 480;"
                              " 10 with --quick)")
@@ -281,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         summarise(rows, f"IO-SCHED max stretch 10x20, {args.method}, {limit:g} s "
                         "limit")
         print_rows(rows)
+    if "tucan" in parts:
+        run_tucan(limit, args.workers)
     if "psplib" in parts:
         count = args.psplib_count or (10 if args.quick else None)
         run_psplib(limit, count)

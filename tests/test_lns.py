@@ -73,19 +73,20 @@ def test_whole_window_repair_is_exact(objective):
 
 @pytest.mark.parametrize("objective", ["makespan", "max-stretch"])
 def test_lns_never_worse_than_its_seed(objective):
-    """From every list-policy order of 6 random instances (and a deliberately
-    bad round-robin order), 1 s of LNS never returns a worse value, and its
-    schedule passes the validator."""
-    for seed in range(6):
+    """From the two best list-policy orders of 3 random instances and a
+    deliberately bad round-robin order, 0.5 s of LNS never returns a worse
+    value, and its schedule passes the validator."""
+    for seed in range(3):
         inst = bench_like(5, 6, seed)
         nodes = node_jobs(inst)
         node = nodes[0]
         grid = node_grid(node)
-        starts = [s.order for s in policy_seeds(inst, nodes, objective)[0][:3]]
+        seeds = sorted(policy_seeds(inst, nodes, objective)[0], key=lambda s: s.value)
+        starts = [s.order for s in seeds[:2]]
         starts.append(node.round_robin())
         for start in starts:
             before = order_value(node, start, objective)
-            order, value, _stats = improve_order(grid, objective, start, 1.0,
+            order, value, _stats = improve_order(grid, objective, start, 0.5,
                                                 seed=seed, window=6, num_workers=1)
             assert value <= before + 1e-9
             assert value == pytest.approx(order_value(node, order, objective))
@@ -124,7 +125,7 @@ def test_portfolio_on_tucan_batch():
     """Tucan at batch 0.05 (13 to 50 iterations): valid, no worse than the
     best list policy, bound <= value."""
     inst = tucan_workload(0.05)
-    result = solve_portfolio(inst, "makespan", time_limit=8)
+    result = solve_portfolio(inst, "makespan", time_limit=5)
     assert_feasible(inst, result.schedule)
     best_policy = min(result.info["seeds"][0][p] for p in result.info["seeds"][0]
                       if p != "cyclic")

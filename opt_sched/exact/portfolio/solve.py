@@ -19,8 +19,8 @@ Per I/O node (partitions are independent in IO-SCHED):
    optimisation and bisection, warm-started with the incumbent and the best
    seeds; ``cpsat_round * 2^r`` seconds) each followed by deadline questions
    (``quick_seconds * 2^r``), until closed; the last round shares the time
-   left (``cpsat_share`` to CP-SAT). Restarts with a new seed cut the heavy
-   tail of the solve times. Larger nodes: the LNS
+   left, questions first (``1 - cpsat_share`` of it), then CP-SAT. Restarts
+   with a new seed cut the heavy tail of the solve times. Larger nodes: the LNS
    (:func:`opt_sched.exact.lns.search.improve_order`), then questions.
 
 The answer goes through the exact layer's certification
@@ -112,7 +112,7 @@ def solve_portfolio(instance: Instance, objective: str = "makespan",
                     time_limit: float = 60.0, seed: int = 0, num_workers: int = 2,
                     *, cyclic: bool = True, cyclic_share: float = 0.15,
                     cpsat_max_ops: int = CPSAT_MAX_OPS, cpsat_share: float = 0.6,
-                    cpsat_round: float = 6.0, quick_seconds: float = 1.5,
+                    cpsat_round: float = 6.0, quick_seconds: float = 3.0,
                     lns: bool = True) -> Result:
     """Solve IO-SCHED (``objective`` makespan or max-stretch) within
     ``time_limit`` seconds (module docstring); a certified :class:`Result`
@@ -190,7 +190,11 @@ def solve_portfolio(instance: Instance, objective: str = "makespan",
             while not closed() and end - clock() > 0.05:
                 left = end - clock()
                 last = left <= 3 * (cpsat_round + quick_seconds) * 2 ** r
-                budget = left * cpsat_share if last else cpsat_round * 2 ** r
+                if last:  # the long questions first, then CP-SAT
+                    questions((1 - cpsat_share) * left)
+                    if closed() or end - clock() <= 0.05:
+                        break
+                budget = end - clock() if last else cpsat_round * 2 ** r
                 order, lower, cp_info = _cpsat_phase(
                     instance, nodes, objective, seeds, orders[k], bounds[k],
                     budget, seed + r, num_workers)
@@ -200,10 +204,9 @@ def solve_portfolio(instance: Instance, objective: str = "makespan",
                     value = order_value(node, order, objective)
                     if value < values[k]:
                         orders[k], values[k] = order, value
-                if closed() or end - clock() <= 0.05:
+                if last or closed() or end - clock() <= 0.05:
                     break
-                questions(end - clock() if last else
-                          min(end - clock(), quick_seconds * 2 ** r))
+                questions(min(end - clock(), quick_seconds * 2 ** r))
                 r += 1
         else:
             if lns and not closed() and end - clock() > 0.05:
