@@ -31,7 +31,7 @@ from .io import (
 )
 from .schedule import JobSchedule, Schedule
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place; pyproject.toml reads it
 
 _LAZY = {
     "solve": ("opt_sched.exact", "solve"),

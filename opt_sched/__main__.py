@@ -2,6 +2,10 @@
 
 import sys
 
-from .cli import main
-
-sys.exit(main())
+if __name__ == "__main__":
+    try:
+        from .cli import main
+    except KeyboardInterrupt:  # Ctrl-C while the libraries load
+        print("opt-sched: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(main())

@@ -49,15 +49,17 @@ Max-stretch bounds:
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .errors import OptionError
 from .instance import Instance, Job
+from .objectives import OBJECTIVES, check_objective
+from .operations import is_one_pack, job_operations, one_pack_partitions, pack_starts
 
 __all__ = [
     "OBJECTIVES",
@@ -71,7 +73,14 @@ __all__ = [
     "max_stretch_bounds",
 ]
 
-OBJECTIVES = ("makespan", "max-stretch")
+Expired = Callable[[], bool]
+"""``expired()`` is true once the caller's time is up: the bounds computed so
+far are returned (each is valid on its own) and the rest is skipped."""
+
+
+class _OutOfTimeError(Exception):
+    """Raised inside a bound computation when ``expired()`` turns true."""
+
 
 _REL_TOL = 1e-9
 """Relative tolerance of the EDF feasibility test (times scaled by the horizon)."""
@@ -83,7 +92,8 @@ _BISECTION_PRECISION = 1e-6
 # -- one-machine building blocks ------------------------------------------------
 def edf_max_lateness(releases: Sequence[float] | np.ndarray,
                      durations: Sequence[float] | np.ndarray,
-                     deadlines: Sequence[float] | np.ndarray) -> float:
+                     deadlines: Sequence[float] | np.ndarray, *,
+                     expired: Expired | None = None) -> float:
     """Optimal ``L_max`` of ``1 | r_j, pmtn | L_max`` by preemptive EDF.
 
     At every moment the machine runs, among the released unfinished
@@ -91,7 +101,8 @@ def edf_max_lateness(releases: Sequence[float] | np.ndarray,
     urgent operation is released. This minimises the maximum lateness
     ``max_j (C_j - d_j)`` over all preemptive schedules (Horn 1974). An
     operation of zero duration is placed at its release (``C_j = r_j``), which
-    a preemptive schedule can always do. ``O(n log n)`` with a binary heap.
+    a preemptive schedule can always do. ``O(n log n)`` with a binary heap,
+    compiled (numba); ``expired`` is asked once, before the sweep.
 
     Parameters
     ----------
@@ -123,30 +134,71 @@ def edf_max_lateness(releases: Sequence[float] | np.ndarray,
     keep = ~zero
     if not keep.any():
         return worst
+    if expired is not None and expired():
+        raise _OutOfTimeError
     order = np.argsort(r[keep], kind="stable")
-    rel = r[keep][order].tolist()
-    dur = p[keep][order].tolist()
-    due = d[keep][order].tolist()
-    n = len(rel)
-    push, pop, replace = heapq.heappush, heapq.heappop, heapq.heapreplace
-    heap: list[tuple[float, int, float]] = []  # (deadline, position, remaining)
+    return max(worst, float(_edf_kernel(r[keep][order], p[keep][order],
+                                        d[keep][order])))
+
+
+@njit(cache=True)
+def _edf_kernel(rel, dur, due):
+    """Preemptive EDF over operations sorted by release (positive durations):
+    ``max_j (C_j - d_j)``. A binary heap of positions keyed by ``(d, position)``
+    holds the released unfinished operations with their remaining work."""
+    n = rel.shape[0]
+    heap = np.empty(n, np.int64)
+    left = dur.copy()
+    size = 0
+    worst = -np.inf
     time = rel[0]
     nxt = 0
-    while nxt < n or heap:
-        if not heap and time < rel[nxt]:
+    while nxt < n or size > 0:
+        if size == 0 and time < rel[nxt]:
             time = rel[nxt]
         while nxt < n and rel[nxt] <= time:
-            push(heap, (due[nxt], nxt, dur[nxt]))
+            # push nxt
+            i = size
+            size += 1
+            while i > 0:
+                parent = (i - 1) >> 1
+                q = heap[parent]
+                if due[nxt] < due[q] or (due[nxt] == due[q] and nxt < q):
+                    heap[i] = q
+                    i = parent
+                else:
+                    break
+            heap[i] = nxt
             nxt += 1
-        deadline, position, remaining = heap[0]
-        next_release = rel[nxt] if nxt < n else math.inf
-        if time + remaining <= next_release:
-            pop(heap)
-            time += remaining
-            if time - deadline > worst:
-                worst = time - deadline
+        top = heap[0]
+        next_release = rel[nxt] if nxt < n else np.inf
+        if time + left[top] <= next_release:
+            time += left[top]
+            if time - due[top] > worst:
+                worst = time - due[top]
+            # pop the root
+            size -= 1
+            if size > 0:
+                last = heap[size]
+                i = 0
+                while True:
+                    c = 2 * i + 1
+                    if c >= size:
+                        break
+                    hc = heap[c]
+                    if c + 1 < size:
+                        hr = heap[c + 1]
+                        if due[hr] < due[hc] or (due[hr] == due[hc] and hr < hc):
+                            c += 1
+                            hc = hr
+                    if due[hc] < due[last] or (due[hc] == due[last] and hc < last):
+                        heap[i] = hc
+                        i = c
+                    else:
+                        break
+                heap[i] = last
         else:  # run until the next release, which may preempt
-            replace(heap, (deadline, position, remaining - (next_release - time)))
+            left[top] -= next_release - time
             time = next_release
     return worst
 
@@ -172,7 +224,8 @@ def edf_feasible(releases: Sequence[float] | np.ndarray,
 
 def jackson_preemptive_makespan(heads: Sequence[float] | np.ndarray,
                                 durations: Sequence[float] | np.ndarray,
-                                tails: Sequence[float] | np.ndarray) -> float:
+                                tails: Sequence[float] | np.ndarray, *,
+                                expired: Expired | None = None) -> float:
     """Optimum of ``1 | r_j, pmtn | max_j (C_j + q_j)`` (Jackson's preemptive
     schedule: always run the released operation with the largest tail).
 
@@ -193,7 +246,7 @@ def jackson_preemptive_makespan(heads: Sequence[float] | np.ndarray,
     8.0
     """
     tails_array = np.asarray(tails, dtype=float)
-    value = edf_max_lateness(heads, durations, -tails_array)
+    value = edf_max_lateness(heads, durations, -tails_array, expired=expired)
     return 0.0 if value == -math.inf else value
 
 
@@ -208,12 +261,17 @@ def _scale(*arrays: Sequence[float] | np.ndarray) -> float:
 
 
 # -- per-job data ---------------------------------------------------------------
+def _job_operation_arrays(job: Job, bandwidth: float) -> _Operations:
+    """Heads, durations and tails (:mod:`opt_sched.operations`) of the job's
+    operations, relative to its start, and its length ``T_i(b)``."""
+    ops = job_operations(job)
+    return _Operations(ops.heads(bandwidth), ops.durations(bandwidth),
+                       ops.tails(bandwidth), job.length(bandwidth))
+
+
 @dataclass(frozen=True)
 class _Operations:
-    """The I/O operations (``v_ij > 0``) of one job, relative to its start.
-
-    ``head[m] + duration[m] + tail[m] == length`` for every operation ``m``.
-    """
+    """The operations of one job, relative to its start (arrays)."""
 
     head: np.ndarray
     duration: np.ndarray
@@ -221,70 +279,35 @@ class _Operations:
     length: float
 
 
-def _operations(job: Job, bandwidth: float) -> _Operations:
-    """Heads ``sum_{j'<=j} w + sum_{j'<j} v/b``, durations ``v/b`` and tails
-    ``sum_{j'>j} (w + v/b)`` of the job's nonzero I/O phases."""
-    w = job.compute_array
-    io = job.volume_array / bandwidth
-    head = np.cumsum(w) + (np.cumsum(io) - io)
-    suffix = np.cumsum((w + io)[::-1])[::-1]  # suffix[j] = sum_{j'>=j} (w + io)
-    tail = np.append(suffix[1:], 0.0)
-    keep = job.volume_array > 0
-    return _Operations(head[keep], io[keep], tail[keep], job.length(bandwidth))
-
-
-def _partition_of(instance: Instance, job: Job) -> int | None:
-    """The job's partition: its own, partition 0 on a one-partition platform,
-    else ``None`` (unmapped)."""
-    if job.partition is not None:
-        return job.partition
-    return 0 if instance.platform.num_partitions == 1 else None
-
-
-def _is_one_pack(instance: Instance) -> bool:
-    """Every job has a partition and no job has a predecessor (IO-SCHED)."""
-    return (not instance.has_dependencies
-            and all(_partition_of(instance, job) is not None for job in instance.jobs))
-
-
-def _pack_starts(instance: Instance) -> dict[int, float]:
-    """``t_k = max_{i on k} r_i``: the common start of the one pack of ``k``."""
-    starts: dict[int, float] = {}
-    for job in instance.jobs:
-        k = _partition_of(instance, job)
-        assert k is not None
-        starts[k] = max(starts.get(k, -math.inf), job.release)
-    return starts
-
-
 @dataclass(frozen=True)
 class _JobData:
-    """One job with its partition (``None``: unmapped), ``T_i``, ``est_i``,
-    ``succ_i`` and operations."""
+    """One job with its effective partition (``None``: unmapped), ``T_i``,
+    ``est_i``, ``succ_i`` and, once attached, its operations."""
 
     job: Job
     partition: int | None
     length: float
     est: float
     succ: float
-    ops: _Operations
+    ops: _Operations | None = None
 
 
 def _job_data(instance: Instance, fixed_start: bool) -> list[_JobData]:
-    """Per job: partition, length ``T_i``, ``est_i``, ``succ_i`` and operations.
+    """Per job: partition, length ``T_i``, ``est_i`` and ``succ_i`` (no
+    operations yet, see :func:`_with_operations`).
 
-    With ``fixed_start`` the instance must be one-pack (see
-    :func:`_is_one_pack`) and ``est_i = t_k``, ``succ_i = 0``.
+    With ``fixed_start`` the instance must be one-pack
+    (:func:`opt_sched.operations.is_one_pack`) and ``est_i = t_k``,
+    ``succ_i = 0``.
     """
     jobs = instance.jobs
     lengths = [job.length(instance.bandwidth_of(job)) for job in jobs]
     est = [0.0] * len(jobs)
     succ = [0.0] * len(jobs)
     if fixed_start:
-        _require_one_pack(instance)
-        starts = _pack_starts(instance)
-        est = [starts[job.partition if job.partition is not None else 0]
-               for job in jobs]
+        partition = one_pack_partitions(instance, "fixed_start=True")
+        starts = pack_starts(instance, partition)
+        est = [starts[k] for k in partition]
     else:
         order = instance.topological_order()
         index = instance.index
@@ -295,19 +318,21 @@ def _job_data(instance: Instance, fixed_start: bool) -> list[_JobData]:
             for p in jobs[i].after:
                 q = index[p]
                 succ[q] = max(succ[q], lengths[i] + succ[i])
-    return [_JobData(job, _partition_of(instance, job), lengths[i], est[i], succ[i],
-                     _operations(job, instance.bandwidth_of(job)))
-            for i, job in enumerate(jobs)]
+    return [_JobData(job, instance.effective_partition(job), lengths[i], est[i],
+                     succ[i]) for i, job in enumerate(jobs)]
 
 
-def _require_one_pack(instance: Instance) -> None:
-    for job in instance.jobs:
-        if _partition_of(instance, job) is None:
-            raise OptionError(f"fixed_start=True: job {job.id!r} has partition=None "
-                              "on a multi-partition platform")
-    if instance.has_dependencies:
-        raise OptionError(f"fixed_start=True: instance {instance.name!r} has "
-                          "dependencies (after)")
+def _with_operations(instance: Instance, data: list[_JobData],
+                     expired: Expired | None) -> list[_JobData]:
+    """``data`` with every job's operations attached."""
+    out = []
+    for item in data:
+        if expired is not None and expired():
+            raise _OutOfTimeError
+        ops = _job_operation_arrays(item.job, instance.bandwidth_of(item.job))
+        out.append(_JobData(item.job, item.partition, item.length, item.est,
+                            item.succ, ops))
+    return out
 
 
 def _by_partition(data: list[_JobData]) -> dict[int, list[_JobData]]:
@@ -325,17 +350,19 @@ def _node_operations(items: list[_JobData]
     if not items:
         empty = np.zeros(0)
         return empty, empty, empty, empty
-    heads = np.concatenate([it.est + it.ops.head for it in items])
-    durations = np.concatenate([it.ops.duration for it in items])
-    tails = np.concatenate([it.ops.tail + it.succ for it in items])
-    lengths = np.concatenate([np.full(it.ops.duration.size, it.length)
-                              for it in items])
+    ops = [it.ops for it in items]
+    assert all(op is not None for op in ops)
+    heads = np.concatenate([it.est + op.head for it, op in zip(items, ops)])
+    durations = np.concatenate([op.duration for op in ops])
+    tails = np.concatenate([op.tail + it.succ for it, op in zip(items, ops)])
+    lengths = np.concatenate([np.full(op.duration.size, it.length)
+                              for it, op in zip(items, ops)])
     return heads, durations, tails, lengths
 
 
 # -- makespan -------------------------------------------------------------------
-def makespan_bounds(instance: Instance, *, fixed_start: bool = False
-                    ) -> dict[str, float]:
+def makespan_bounds(instance: Instance, *, fixed_start: bool = False,
+                    expired: Expired | None = None) -> dict[str, float]:
     """Every applicable lower bound on the makespan, by name.
 
     Valid for every schedule meeting SPEC §3 rules 1-5 (any start times, any
@@ -343,6 +370,9 @@ def makespan_bounds(instance: Instance, *, fixed_start: bool = False
     be one-pack (every job mapped, no dependency) and the bounds hold for the
     IO-SCHED problem, where every job of partition ``k`` starts at
     ``t_k = max_{i on k} r_i`` (they are then at least as large).
+
+    ``expired`` (optional): once it returns true, the bounds not yet computed
+    are skipped (``longest-job`` and ``area`` are always computed).
 
     Returns
     -------
@@ -357,41 +387,45 @@ def makespan_bounds(instance: Instance, *, fixed_start: bool = False
     first = min(it.est for it in data)
     work = math.fsum(it.job.nodes * it.length for it in data)
     area = first + work / platform.total_nodes
-    groups = _by_partition(data)
-    for k, items in groups.items():
+    for k, items in _by_partition(data).items():
         work_k = math.fsum(it.job.nodes * it.length for it in items)
         area = max(area, min(it.est for it in items)
                    + work_k / platform.partitions[k].nodes)
     out["area"] = area
-
-    heads, durations, tails, _ = _node_operations(data)
-    if durations.size:
-        volume = math.fsum(it.job.total_volume for it in data)
-        bandwidth = math.fsum(p.bandwidth for p in platform.partitions)
-        io_node = float(heads.min() + tails.min()) + volume / bandwidth
+    try:
+        data = _with_operations(instance, data, expired)
+        groups = _by_partition(data)
+        heads, durations, tails, _ = _node_operations(data)
+        if durations.size:
+            volume = math.fsum(it.job.total_volume for it in data)
+            bandwidth = math.fsum(p.bandwidth for p in platform.partitions)
+            io_node = float(heads.min() + tails.min()) + volume / bandwidth
+            for items in groups.values():
+                h, p, q, _ = _node_operations(items)
+                if p.size:
+                    io_node = max(io_node, float(h.min() + q.min()) + math.fsum(p))
+            out["io-node"] = io_node
+        jackson = -math.inf
         for items in groups.values():
-            h, p, q, _ = _node_operations(items)
-            if p.size:
-                io_node = max(io_node, float(h.min() + q.min()) + math.fsum(p))
-        out["io-node"] = io_node
-
-    jackson = [jackson_preemptive_makespan(*_node_operations(items)[:3])
-               for items in groups.values()
-               if any(it.ops.duration.size for it in items)]
-    if jackson:
-        out["jackson-preemptive"] = max(jackson)
+            if any(it.ops is not None and it.ops.duration.size for it in items):
+                h, p, q, _ = _node_operations(items)
+                value = jackson_preemptive_makespan(h, p, q, expired=expired)
+                jackson = max(jackson, value)
+                out["jackson-preemptive"] = jackson
+    except _OutOfTimeError:
+        pass
     return out
 
 
-def best_makespan_bound(instance: Instance, *, fixed_start: bool = False
-                        ) -> tuple[float, str]:
+def best_makespan_bound(instance: Instance, *, fixed_start: bool = False,
+                        expired: Expired | None = None) -> tuple[float, str]:
     """The largest of :func:`makespan_bounds`, with its name."""
-    return _best(makespan_bounds(instance, fixed_start=fixed_start))
+    return _best(makespan_bounds(instance, fixed_start=fixed_start, expired=expired))
 
 
 # -- max stretch ----------------------------------------------------------------
-def max_stretch_bounds(instance: Instance, *, fixed_start: bool | None = None
-                       ) -> dict[str, float]:
+def max_stretch_bounds(instance: Instance, *, fixed_start: bool | None = None,
+                       expired: Expired | None = None) -> dict[str, float]:
     """Every applicable lower bound on the max stretch ``max_i (C_i - S_i)/T_i``.
 
     Parameters
@@ -405,33 +439,42 @@ def max_stretch_bounds(instance: Instance, *, fixed_start: bool | None = None
         stretch 1. ``None`` (default): ``True`` iff every job is mapped (or
         the platform has one partition) and there is no dependency.
 
+    expired
+        Optional: once it returns true, the partitions not yet bounded are
+        skipped (each partition's bound is valid on its own).
+
     Returns
     -------
     dict
         ``trivial``; with fixed starts also ``makespan-ratio`` and, when some
-        job does I/O, ``edf-bisection``.
+        job does I/O, ``edf-bisection`` (unless ``expired`` cut them short).
     """
     if fixed_start is None:
-        fixed_start = _is_one_pack(instance)
+        fixed_start = is_one_pack(instance)
     out = {"trivial": 1.0}
     if not fixed_start:
         return out
     data = _job_data(instance, fixed_start=True)
-    starts = _pack_starts(instance)
+    starts = pack_starts(instance, [it.partition for it in data])
     ratio = 1.0
     edf = 1.0
     has_io = False
-    for k, items in _by_partition(data).items():
-        heads, durations, tails, lengths = _node_operations(items)
-        if not durations.size:
-            continue
-        has_io = True
-        longest = max(it.length for it in items)
-        jackson = jackson_preemptive_makespan(heads, durations, tails)
-        ratio_k = max(1.0, (jackson - starts[k]) / longest)
-        ratio = max(ratio, ratio_k)
-        edf = max(edf, _edf_bisection(starts[k], heads, durations, tails, lengths,
-                                      lower=ratio_k))
+    try:
+        data = _with_operations(instance, data, expired)
+        for k, items in _by_partition(data).items():
+            heads, durations, tails, lengths = _node_operations(items)
+            if not durations.size:
+                continue
+            longest = max(it.length for it in items)
+            jackson = jackson_preemptive_makespan(heads, durations, tails,
+                                                  expired=expired)
+            ratio_k = max(1.0, (jackson - starts[k]) / longest)
+            ratio = max(ratio, ratio_k)
+            edf = max(edf, _edf_bisection(starts[k], heads, durations, tails,
+                                          lengths, lower=ratio_k, expired=expired))
+            has_io = True
+    except _OutOfTimeError:
+        pass
     out["makespan-ratio"] = ratio
     if has_io:
         out["edf-bisection"] = edf
@@ -440,7 +483,7 @@ def max_stretch_bounds(instance: Instance, *, fixed_start: bool | None = None
 
 def _edf_bisection(start: float, heads: np.ndarray, durations: np.ndarray,
                    tails: np.ndarray, lengths: np.ndarray, *,
-                   lower: float = 1.0) -> float:
+                   lower: float = 1.0, expired: Expired | None = None) -> float:
     """Largest ``rho`` proven infeasible for the preemptive relaxation of one
     I/O node with fixed start ``t = start`` (or ``lower`` if none is).
 
@@ -466,7 +509,8 @@ def _edf_bisection(start: float, heads: np.ndarray, durations: np.ndarray,
     spread = float(np.max(np.abs(heads))) + float(np.max(tails))
 
     def lateness(rho: float) -> float:
-        return edf_max_lateness(heads, durations, start + rho * lengths - tails)
+        return edf_max_lateness(heads, durations, start + rho * lengths - tails,
+                                expired=expired)
 
     def tolerance(rho: float) -> float:
         return _REL_TOL * max(1.0, abs(start) + rho * t_max + spread)
@@ -494,26 +538,29 @@ def _edf_bisection(start: float, heads: np.ndarray, durations: np.ndarray,
     return lo
 
 
-def best_max_stretch_bound(instance: Instance, *, fixed_start: bool | None = None
-                           ) -> tuple[float, str]:
+def best_max_stretch_bound(instance: Instance, *, fixed_start: bool | None = None,
+                           expired: Expired | None = None) -> tuple[float, str]:
     """The largest of :func:`max_stretch_bounds`, with its name."""
-    return _best(max_stretch_bounds(instance, fixed_start=fixed_start))
+    return _best(max_stretch_bounds(instance, fixed_start=fixed_start,
+                                    expired=expired))
 
 
 # -- front door -----------------------------------------------------------------
 def lower_bound(instance: Instance, objective: str, *,
-                fixed_start: bool | None = None) -> float:
-    """The best lower bound for ``objective`` in {"makespan", "max-stretch"}.
+                fixed_start: bool | None = None,
+                expired: Expired | None = None) -> float:
+    """The best lower bound for ``objective`` (:data:`OBJECTIVES`).
 
     ``fixed_start`` as in :func:`max_stretch_bounds`; for the makespan
     ``None`` means ``False`` (free-start bounds hold for IO-SCHED too).
+    ``expired``: see :func:`makespan_bounds`.
     """
+    check_objective(objective)
     if objective == "makespan":
-        return best_makespan_bound(instance, fixed_start=bool(fixed_start))[0]
-    if objective == "max-stretch":
-        return best_max_stretch_bound(instance, fixed_start=fixed_start)[0]
-    raise OptionError(f"objective={objective!r} is not one of "
-                      + ", ".join(OBJECTIVES))
+        return best_makespan_bound(instance, fixed_start=bool(fixed_start),
+                                   expired=expired)[0]
+    return best_max_stretch_bound(instance, fixed_start=fixed_start,
+                                  expired=expired)[0]
 
 
 def _best(bounds: dict[str, float]) -> tuple[float, str]:

@@ -25,32 +25,67 @@ from functools import cached_property
 import numpy as np
 
 from .errors import InstanceError
+from .limits import (
+    MAX_COUNT,
+    MAX_ITERATIONS,
+    MAX_PARTITIONS,
+    MAX_VALUE,
+    MIN_BANDWIDTH,
+    MIN_NORMAL,
+)
 
 __all__ = ["Instance", "Job", "Partition", "Platform", "topological_order"]
 
 
+def _shown(value: object) -> str:
+    """``repr(value)``, shortened for absurd inputs (a 400-digit integer)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:12]}...({len(text)} characters)"
+
+
 def _check_number(where: str, name: str, value: object, *, low: float = 0.0,
-                  strict: bool = False) -> float:
-    """Return ``value`` as a float, or raise naming ``where`` and ``name``."""
+                  strict: bool = False, high: float = MAX_VALUE,
+                  smallest: float = MIN_NORMAL) -> float:
+    """Return ``value`` as a float, or raise naming ``where`` and ``name``.
+
+    Accepted: a finite number with ``low <= value`` (``<`` if ``strict``),
+    ``value <= high``, and ``value == 0`` or ``|value| >= smallest`` (by
+    default: no subnormal number); the limits are in :mod:`opt_sched.limits`.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InstanceError(f"{where}: {name}={value!r} is not a number")
-    number = float(value)
+        raise InstanceError(f"{where}: {name}={_shown(value)} is not a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InstanceError(f"{where}: {name}={_shown(value)} exceeds the limit "
+                            f"{high:g}") from None
     if math.isnan(number) or math.isinf(number):
         raise InstanceError(f"{where}: {name}={value!r} is not finite")
     if number < low or (strict and number == low):
         relation = ">" if strict else ">="
         raise InstanceError(f"{where}: {name}={value!r} must be {relation} {low:g}")
+    if number > high:
+        raise InstanceError(f"{where}: {name}={_shown(value)} exceeds the limit "
+                            f"{high:g}")
+    if number != 0 and abs(number) < smallest:
+        raise InstanceError(f"{where}: {name}={value!r} is below the limit "
+                            f"{smallest:g} (the smallest non-zero value allowed)")
     return number
 
 
-def _check_int(where: str, name: str, value: object, *, low: int = 0) -> int:
+def _check_int(where: str, name: str, value: object, *, low: int = 0,
+               high: int = MAX_COUNT) -> int:
+    """Return ``value`` as an int in ``[low, high]``, or raise naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InstanceError(f"{where}: {name}={value!r} is not an integer")
+        raise InstanceError(f"{where}: {name}={_shown(value)} is not an integer")
     if isinstance(value, float) and not value.is_integer():
         raise InstanceError(f"{where}: {name}={value!r} is not an integer")
     number = int(value)
     if number < low:
-        raise InstanceError(f"{where}: {name}={value!r} must be >= {low}")
+        raise InstanceError(f"{where}: {name}={_shown(value)} must be >= {low}")
+    if number > high:
+        raise InstanceError(f"{where}: {name}={_shown(value)} exceeds the limit "
+                            f"{high:,}")
     return number
 
 
@@ -69,7 +104,8 @@ class Partition:
         object.__setattr__(self, "nodes",
                            _check_int("platform", "nodes", self.nodes, low=1))
         object.__setattr__(self, "bandwidth", _check_number(
-            "platform", "bandwidth", self.bandwidth, strict=True))
+            "platform", "bandwidth", self.bandwidth, strict=True,
+            smallest=MIN_BANDWIDTH))
 
 
 @dataclass(frozen=True)
@@ -100,7 +136,8 @@ class Platform:
     def homogeneous(cls, partitions: int = 1, nodes: int = 2048,
                     bandwidth: float = 1.0) -> Platform:
         """``partitions`` identical partitions of ``nodes`` and ``bandwidth``."""
-        count = _check_int("platform", "partitions", partitions, low=1)
+        count = _check_int("platform", "partitions", partitions, low=1,
+                           high=MAX_PARTITIONS)
         return cls(tuple(Partition(nodes, bandwidth) for _ in range(count)))
 
     @property
@@ -249,11 +286,24 @@ class Job:
     def periodic(cls, id: str, nodes: int, compute: float, io_volume: float,
                  iterations: int = 1, **kwargs: object) -> Job:
         """A job of ``iterations`` identical (compute, I/O) iterations."""
-        count = _check_int(f"job {id!r}", "iterations", iterations, low=1)
+        count = _check_int(f"job {id!r}", "iterations", iterations, low=1,
+                           high=MAX_ITERATIONS)
         return cls(id, nodes, (compute,) * count, (io_volume,) * count, **kwargs)
 
 
 def _check_phase_values(where: str, name: str, values: tuple) -> tuple[float, ...]:
+    """The values as floats, each checked by :func:`_check_number` (a long
+    tuple of floats is checked at once with numpy; the first bad value then
+    gets the same one-line message from the per-value path)."""
+    if len(values) > MAX_ITERATIONS:
+        raise InstanceError(f"{where}: iterations={len(values):,} exceeds the limit "
+                            f"{MAX_ITERATIONS:,}")
+    if len(values) >= 16 and all(type(v) is float for v in values):
+        array = np.fromiter(values, float, len(values))
+        if (np.isfinite(array).all() and array.min() >= 0.0
+                and array.max() <= MAX_VALUE
+                and not ((array != 0) & (array < MIN_NORMAL)).any()):
+            return values
     out = []
     for index, value in enumerate(values):
         out.append(_check_number(where, f"{name}[{index}]", value))
@@ -335,6 +385,27 @@ class Instance:
     def num_jobs(self) -> int:
         return len(self.jobs)
 
+    @cached_property
+    def phase_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(off, w, v)``: every phase of every job as flat read-only arrays,
+        job after job; job ``i`` owns ``off[i]:off[i+1]``, ``w`` are the
+        compute lengths ``w_ij`` and ``v`` the I/O volumes ``v_ij``."""
+        jobs = self.jobs
+        n = len(jobs)
+        counts = np.fromiter((job.iterations for job in jobs), np.int64, n)
+        off = np.zeros(n + 1, np.int64)
+        np.cumsum(counts, out=off[1:])
+        total = int(off[-1])
+        if total > 8 * n:  # long jobs: concatenate their cached arrays
+            w = np.concatenate([job.compute_array for job in jobs])
+            v = np.concatenate([job.volume_array for job in jobs])
+        else:
+            w = np.fromiter((x for job in jobs for x in job.compute), float, total)
+            v = np.fromiter((x for job in jobs for x in job.io_volume), float, total)
+        for array in (off, w, v):
+            array.setflags(write=False)
+        return off, w, v
+
     @property
     def num_io_phases(self) -> int:
         return sum(job.iterations for job in self.jobs)
@@ -347,6 +418,15 @@ class Instance:
     def is_mapped(self) -> bool:
         """Every job names its partition (the IO-SCHED case)."""
         return all(job.partition is not None for job in self.jobs)
+
+    def effective_partition(self, job: Job) -> int | None:
+        """The partition ``job`` runs on whatever the schedule: its own
+        (``job.partition``), partition 0 on a one-partition platform, else
+        ``None`` (the schedule chooses). Every layer reads a job's mapping
+        through this one rule."""
+        if job.partition is not None:
+            return job.partition
+        return 0 if self.platform.num_partitions == 1 else None
 
     def topological_order(self, priority: Sequence[float] | None = None
                           ) -> list[int]:

@@ -1,25 +1,38 @@
 """Reading and writing instances and schedules as JSON.
 
-The formats are documented in ``instances/README.md`` and the instance format
-has a JSON Schema in ``instances/schema.json``. Every error names the file
-(when there is one), the field and the value, on one line.
+The formats are documented in ``instances/README.md``; their JSON Schemas are
+``instances/schemas/instance.schema.json`` and
+``instances/schemas/schedule.schema.json``. Every error names the file (when
+there is one), the field and the value, on one line.
+
+The reader refuses what no workload needs and what would break a method
+later: a key given twice in one JSON object, JSON nested beyond the reader's
+recursion limit, and numbers outside the limits of :mod:`opt_sched.limits`
+(more than ``MAX_ITERATIONS`` iterations in a job or ``MAX_TOTAL_PHASES``
+phases in a file are refused before anything is built). Files are written
+atomically (:mod:`opt_sched.files`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .errors import InstanceError, OptSchedError, ScheduleFormatError
+from .files import atomic_write_text
 from .instance import Instance, Job, Partition, Platform
+from .instance import _shown as _shown
+from .limits import MAX_ITERATIONS, MAX_PARTITIONS, MAX_TOTAL_PHASES
 from .schedule import JobSchedule, Schedule
 
 __all__ = [
     "instance_from_dict",
     "instance_to_dict",
+    "load_json",
     "read_instance",
     "read_schedule",
     "schedule_from_dict",
@@ -69,6 +82,9 @@ def _platform_from_dict(data: object) -> Platform:
                                     "when partitions is a list")
         if not parts:
             raise InstanceError("platform: partitions=[] must list >= 1 partition")
+        if len(parts) > MAX_PARTITIONS:
+            raise InstanceError(f"platform: partitions lists {len(parts):,} "
+                                f"partitions, above the limit {MAX_PARTITIONS:,}")
         partitions = []
         for k, part in enumerate(parts):
             where = f"platform.partitions[{k}]"
@@ -85,14 +101,41 @@ def _platform_from_dict(data: object) -> Platform:
                             "or a list of partitions")
     if parts < 1:
         raise InstanceError(f"platform: partitions={parts} must be >= 1")
+    if parts > MAX_PARTITIONS:
+        raise InstanceError(f"platform: partitions={_shown(parts)} exceeds the "
+                            f"limit {MAX_PARTITIONS:,}")
     nodes = _require("platform", data, "nodes")
     part = Partition(nodes, data.get("bandwidth", 1.0))
     return Platform((part,) * parts, tuple(resources.items()))
 
 
+def _where(index: int, data: Mapping[str, Any]) -> str:
+    job_id = data.get("id")
+    return f"job {_shown(job_id)}" if "id" in data else f"jobs[{index}]"
+
+
+def _phase_count(index: int, data: object) -> int:
+    """The number of iterations job ``data`` asks for, checked against
+    :data:`~opt_sched.limits.MAX_ITERATIONS` before any list is built."""
+    data = _require_mapping(f"jobs[{index}]", data)
+    where = _where(index, data)
+    if "phases" in data:
+        phases = data["phases"]
+        count = len(phases) if isinstance(phases, list) else 1
+    else:
+        count = data.get("iterations", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InstanceError(f"{where}: iterations={_shown(count)} must be an "
+                                "integer >= 1")
+    if count > MAX_ITERATIONS:
+        raise InstanceError(f"{where}: iterations={count:,} exceeds the limit "
+                            f"{MAX_ITERATIONS:,}")
+    return count
+
+
 def _job_from_dict(index: int, data: object) -> Job:
     data = _require_mapping(f"jobs[{index}]", data)
-    where = f"job {data['id']!r}" if "id" in data else f"jobs[{index}]"
+    where = _where(index, data)
     _reject_unknown(where, data, _JOB_KEYS)
     job_id = _require(where, data, "id")
     if isinstance(job_id, int) and not isinstance(job_id, bool):
@@ -116,10 +159,7 @@ def _job_from_dict(index: int, data: object) -> Job:
     else:
         w = _require(where, data, "compute")
         v = data.get("io_volume", 0.0)
-        count = data.get("iterations", 1)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise InstanceError(f"{where}: iterations={count!r} must be an "
-                                "integer >= 1")
+        count = _phase_count(index, data)
         compute, volume = [w] * count, [v] * count
     after = data.get("after", [])
     if not isinstance(after, list):
@@ -141,6 +181,13 @@ def instance_from_dict(data: object, name: str | None = None) -> Instance:
     jobs_data = _require("instance", data, "jobs")
     if not isinstance(jobs_data, list):
         raise InstanceError("instance: jobs must be a list")
+    total = 0
+    for index, job in enumerate(jobs_data):
+        total += _phase_count(index, job)
+        if total > MAX_TOTAL_PHASES:
+            raise InstanceError(
+                f"instance: jobs[0..{index}] already have {total:,} phases, above "
+                f"the limit {MAX_TOTAL_PHASES:,} per instance")
     jobs = tuple(_job_from_dict(i, job) for i, job in enumerate(jobs_data))
     return Instance(data.get("name", name or "instance"), platform, jobs)
 
@@ -186,19 +233,57 @@ def instance_to_dict(instance: Instance) -> dict[str, Any]:
     return {"name": instance.name, "platform": platform, "jobs": jobs}
 
 
-def _load_json(path: str | Path, kind: type[OptSchedError]) -> Any:
+class _DuplicateKeyError(ValueError):
+    """A key appears twice in one JSON object (``json`` keeps the last)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` that refuses a key given twice in one object:
+    ``json`` would silently keep the last value (a job listed twice in a
+    plan's ``starts`` would vanish)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return out
+
+
+def load_json(path: str | Path, kind: type[OptSchedError]) -> Any:
+    """Parse the JSON file ``path``; every failure is one ``kind`` error that
+    names the file (missing, unreadable, malformed, a duplicate key, nested
+    too deeply, an integer too long to convert)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise kind(f"{path}: no such file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
-        raise kind(f"{path}: cannot read ({err.__class__.__name__})") from None
+    except IsADirectoryError:
+        raise kind(f"{path}: cannot read: it is a folder") from None
+    except PermissionError:
+        raise kind(f"{path}: cannot read: permission denied") from None
+    except UnicodeDecodeError as err:
+        raise kind(f"{path}: cannot read: not UTF-8 text (byte {err.start})") from None
+    except OSError as err:
+        raise kind(f"{path}: cannot read: {err.strerror or err}") from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as err:
         raise kind(f"{path}: not valid JSON (line {err.lineno}, column "
                    f"{err.colno}: {err.msg})") from None
+    except _DuplicateKeyError as err:
+        raise kind(f"{path}: key {err.args[0]!r} appears twice in one JSON "
+                   f"object") from None
+    except RecursionError:
+        raise kind(f"{path}: JSON nested too deeply (the reader allows about "
+                   f"{sys.getrecursionlimit()} levels; an instance needs 5)") from None
+    except ValueError as err:  # e.g. an integer literal of more than 4300 digits
+        raise kind(f"{path}: not valid JSON ({str(err).splitlines()[0]})") from None
+
+
+_load_json = load_json
 
 
 def read_instance(path: str | Path) -> Instance:
@@ -208,7 +293,7 @@ def read_instance(path: str | Path) -> Instance:
         from .workloads.psplib import read_psplib
 
         return read_psplib(path)
-    data = _load_json(path, InstanceError)
+    data = load_json(path, InstanceError)
     try:
         return instance_from_dict(data, name=path.stem)
     except InstanceError as err:
@@ -216,7 +301,8 @@ def read_instance(path: str | Path) -> Instance:
 
 
 def write_instance(instance: Instance, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(instance_to_dict(instance), indent=1) + "\n")
+    """Write ``instance`` as JSON, atomically (:mod:`opt_sched.files`)."""
+    atomic_write_text(path, json.dumps(instance_to_dict(instance), indent=1) + "\n")
 
 
 # -- schedules -------------------------------------------------------------
@@ -356,4 +442,4 @@ def read_schedule(path: str | Path) -> Schedule:
 
 def write_schedule(schedule: Schedule, path: str | Path,
                    instance: Instance | None = None) -> None:
-    Path(path).write_text(json.dumps(schedule_to_dict(schedule, instance)) + "\n")
+    atomic_write_text(path, json.dumps(schedule_to_dict(schedule, instance)) + "\n")

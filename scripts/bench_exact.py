@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Benchmark of the exact layer (issue 4): CP-SAT on IO-SCHED, and PSPLIB j30
-through :mod:`opt_sched.exact.planning` when it provides ``bench_psplib``.
+through the planning model (``scripts/bench_psplib.py``).
 
 IO-SCHED instances are generated here (:func:`io_sched_instance`): ``n`` jobs
 of ``m`` identical iterations on one partition (b = 1, one node each),
@@ -226,15 +226,11 @@ def _value(instance: Instance, schedule, objective: str) -> float:
 
 
 def run_psplib(time_limit: float, count: int | None) -> None:
-    """PSPLIB j30 through ``opt_sched.exact.planning.bench_psplib`` (owned by
-    the planning model), if it exists."""
+    """PSPLIB j30 through ``bench_psplib`` of ``scripts/bench_psplib.py``."""
     from pathlib import Path
 
-    try:
-        from opt_sched.exact.planning import bench_psplib  # type: ignore[attr-defined]
-    except ImportError:
-        print("\nPSPLIB j30: opt_sched.exact.planning.bench_psplib is not available")
-        return
+    from bench_psplib import bench_psplib  # scripts/ is sys.path[0]
+
     root = Path(__file__).resolve().parents[2]
     directory = root / "shared" / "data" / "psplib" / "j30"
     if not directory.is_dir():

@@ -1,15 +1,20 @@
 #!/usr/bin/env python
 """Regenerate the data behind the evaluation of seed 003 (ICS 2020).
 
-    python scripts/reproduce_ics2020.py [--quick] [--out DIR] [--workers N]
+    python scripts/reproduce_ics2020.py [--quick] [--out DIR] [--workers N] [--resume]
 
-Writes CSV tables and PNG plots (Figs. 5-8, 10-12, 14, 15 and the gap to the
-lower bound) into ``--out`` and prints the elapsed time. The full campaign
-is alpha_gen in {0.5, 0.75, ..., 10} x 10 workloads plus the Tucan batches;
-``--quick`` runs a small subset (3 alpha_gen x 2 workloads, 2 batches).
-The runs are method specs of :mod:`opt_sched.methods` (listed on stderr at
-the start); the tables keep the seed's labels (``make-pack(S=1)``, ``fifo``).
-See ``docs/reproduction-ics2020.md`` and :mod:`opt_sched.experiments.ics2020`.
+Runs the campaign ``campaigns/ics2020.toml`` (``--quick``:
+``campaigns/ics2020-quick.toml``, 3 alpha_gen x 2 workloads, 2 batches)
+with ``opt-sched sweep`` and its ``ics2020`` report: CSV tables and PNG
+plots (Figs. 5-8, 10-12, 14, 15 and the gap to the lower bound) in
+``--out``, with the results store ``results.sqlite``. Prints the summary
+and the elapsed time. A folder that already holds results is continued
+only with ``--resume`` (finished tasks are skipped). The same as
+
+    opt-sched sweep campaigns/ics2020.toml --out DIR --workers N
+
+See ``docs/reproduction-ics2020.md``, :mod:`opt_sched.campaign` and
+:mod:`opt_sched.experiments.ics2020`.
 """
 
 from __future__ import annotations
@@ -22,17 +27,24 @@ from pathlib import Path
 
 import pandas as pd
 
-from opt_sched.experiments.ics2020 import (
-    QUICK,
-    RUNS_MANY_NODES,
-    RUNS_ONE_NODE,
-    Campaign,
-    derive_tables,
-    plot_all,
-    run_campaign,
-    stderr_progress,
-    write_tables,
-)
+from opt_sched.campaign import ResultStore, parse_spec, run_sweep
+from opt_sched.campaign.executors.local import LocalExecutor
+from opt_sched.campaign.reports.ics2020 import raw_tables
+from opt_sched.campaign.spec import tomllib
+from opt_sched.errors import UserError
+from opt_sched.experiments.ics2020 import derive_tables
+
+CAMPAIGNS = Path(__file__).resolve().parents[1] / "campaigns"
+
+
+def load(quick: bool, bounds: bool):
+    path = CAMPAIGNS / ("ics2020-quick.toml" if quick else "ics2020.toml")
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    if not bounds:
+        for group in data["groups"]:
+            group["metrics"] = [m for m in group.get("metrics", [])
+                                if m != "lower_bound"]
+    return parse_spec(data, base=path.parent, path=str(path))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,30 +57,34 @@ def main(argv: list[str] | None = None) -> int:
                         help="worker processes (default: every core)")
     parser.add_argument("--no-bounds", action="store_true",
                         help="skip the lower bounds (and the gap column)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue a folder that already holds results")
     args = parser.parse_args(argv)
-    campaign = QUICK if args.quick else Campaign()
-    if args.no_bounds:
-        campaign = Campaign(campaign.alpha_gens, campaign.seeds, campaign.batches,
-                            campaign.io_nodes, campaign.n_jobs, bounds=False)
-    stderr_progress(f"runs on 1 I/O node: {', '.join(RUNS_ONE_NODE)}; on "
-                    f"{', '.join(str(r) for r in campaign.io_nodes if r > 1)}: "
-                    f"{', '.join(RUNS_MANY_NODES)}; Tucan: one-pack/<each policy>")
     start = time.perf_counter()
-    raw = run_campaign(campaign, workers=args.workers, progress=stderr_progress)
-    tables = derive_tables(raw)
-    out = Path(args.out)
-    csvs = write_tables(raw, tables, out)
-    pngs = plot_all(tables, out)
+    executor = LocalExecutor(args.workers)
+    try:
+        spec = load(args.quick, not args.no_bounds)
+        result = run_sweep(spec, args.out, executor=executor, resume=args.resume)
+    except UserError as err:
+        print(f"reproduce_ics2020: error: {err}", file=sys.stderr)
+        return 2
+    finally:
+        executor.close()
+    with ResultStore(Path(args.out) / "results.sqlite") as store:
+        tables = derive_tables(raw_tables(spec, store.rows()))
     elapsed = time.perf_counter() - start
     with pd.option_context("display.width", 200, "display.float_format",
                            "{:.3f}".format):
         print(tables["summary"].to_string(index=False))
         print()
         print(tables["fig14_node_time"].to_string(index=False))
-    print(f"\n{len(csvs)} CSV and {len(pngs)} PNG files in {out}/")
+    csvs = sum(p.suffix == ".csv" for p in result.files)
+    pngs = sum(p.suffix == ".png" for p in result.files)
+    print(f"\n{csvs} CSV and {pngs} PNG files in {args.out}/ ({result.ok} tasks ok, "
+          f"{result.failed} failed, {result.skipped} finished before)")
     print(f"elapsed: {elapsed:.1f} s with {args.workers} worker(s)"
           f"{' (quick)' if args.quick else ''}")
-    return 0
+    return 0 if result.failed == 0 else 1
 
 
 if __name__ == "__main__":

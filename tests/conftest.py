@@ -19,10 +19,11 @@ def bundled_instance_paths() -> list[Path]:
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """``../shared/data`` next to the repo; tests using it skip when absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"real data folder {SHARED_DATA} is absent")
-    return SHARED_DATA
+    """``../shared/data`` next to the repo (or ``$OPT_SCHED_SHARED_DATA``);
+    tests using it skip when absent."""
+    from .paths import shared_data_dir
+
+    return shared_data_dir()
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +122,101 @@ def test_cpsat_and_highs_in_one_cli_session(order):
     assert [r["solver"] for r in results] == list(order)
     assert all(r["status"] == "optimal" for r in results)
     assert results[0]["objective"] == pytest.approx(results[1]["objective"])
+
+
+# -- the command registry, --json, the version --------------------------------------
+def _subcommands(parser):
+    import argparse
+
+    action = next(a for a in parser._actions
+                  if isinstance(a, argparse._SubParsersAction))
+    return action.choices
+
+
+def test_every_command_takes_json():
+    from opt_sched.cli import make_parser
+    from opt_sched.cli.registry import COMMANDS
+
+    commands = _subcommands(make_parser())
+    assert list(commands) == list(COMMANDS)
+    assert set(COMMANDS) >= {"simulate", "validate", "bounds", "metrics", "generate",
+                             "compare", "solve", "gap"}
+    for name, sub in commands.items():
+        assert "--json" in sub._option_string_actions, name
+
+
+def test_a_new_command_is_one_module_plus_one_registry_line(monkeypatch, capsys):
+    """What ``replay``, ``sweep`` and ``plot`` will do: a module in
+    ``opt_sched.cli.commands`` and its name in ``COMMANDS``."""
+    import types
+
+    from opt_sched.cli import registry
+
+    module = types.ModuleType("opt_sched.cli.commands.hello")
+    module.NAME, module.HELP = "hello", "say hello"
+    module.add_arguments = lambda p: p.add_argument("who")
+    module.run = lambda args: print({"hello": args.who, "json": args.json}) or 0
+    monkeypatch.setitem(sys.modules, "opt_sched.cli.commands.hello", module)
+    monkeypatch.setattr(registry, "COMMANDS", (*registry.COMMANDS, "hello"))
+    assert main(["hello", "world", "--json"]) == 0
+    assert capsys.readouterr().out.strip() == "{'hello': 'world', 'json': True}"
+
+
+def test_version_has_one_source():
+    import re
+
+    import opt_sched
+
+    pyproject = (INSTANCES.parent / "pyproject.toml").read_text()
+    project = pyproject.split("[project]", 1)[1].split("\n[", 1)[0]
+    assert re.search(r"^version\s*=", project, re.M) is None  # not written twice
+    assert 'dynamic = ["version"]' in project
+    assert 'version = { attr = "opt_sched.__version__" }' in pyproject
+    done = run_cli("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"opt-sched {opt_sched.__version__}"
+
+
+def test_entry_point_is_the_package_main():
+    import opt_sched.cli
+
+    pyproject = (INSTANCES.parent / "pyproject.toml").read_text()
+    assert 'opt-sched = "opt_sched.cli:main"' in pyproject
+    assert callable(opt_sched.cli.main)
+
+
+def test_gap_on_the_instances_glob():
+    """``opt-sched gap instances/*.json`` (the README's first command, as a
+    new user types it): the schemas no longer match the glob."""
+    import glob
+
+    paths = sorted(glob.glob(str(INSTANCES / "*.json")))
+    done = run_cli("gap", *paths, "--time-limit", "1", "--quiet", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(done.stdout)
+    names = {json.loads(Path(p).read_text()).get("name") for p in paths}
+    assert {r["instance"] for r in rows} == names
+    assert all(r["gap"] is None or r["gap"] >= 0 for r in rows)
+
+
+# -- fixed on the 'registry' branch (heuristics declare what they support) ---------
+
+
+def test_compare_on_a_planning_instance_skips_what_does_not_apply():
+    done = run_cli("compare", str(INSTANCES / "planning4.json"), "--plain")
+    assert done.returncode == 0, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+NO_IO = {"name": "noio", "platform": {"partitions": 1, "nodes": 4},
+         "jobs": [{"id": "a", "nodes": 2, "compute": 3},
+                  {"id": "b", "nodes": 2, "compute": 5}]}
+
+
+@pytest.mark.parametrize("command", [["compare"], ["gap", "--time-limit", "5"]])
+def test_an_instance_without_io_is_not_an_error(command, tmp_path):
+    path = tmp_path / "noio.json"
+    path.write_text(json.dumps(NO_IO))
+    done = run_cli(command[0], str(path), *command[1:], "--plain")
+    assert done.returncode == 0, done.stderr
+    assert "sensibility" not in done.stderr

@@ -20,10 +20,10 @@ from opt_sched.exact.cpsat.common import (
     TimeGrid,
     choose_grid,
     continuous_lengths,
-    job_phases,
     retime,
     tick_lengths,
 )
+from opt_sched.operations import job_operations as job_phases
 
 from .conftest import INSTANCES
 
@@ -233,7 +233,7 @@ def test_retime_in_ticks_dominates_true_times() -> None:
     data = ModelData.build(instance, [(0,)] * instance.num_jobs, resolution=0.25)
     phases = [job_phases(job) for job in instance.jobs]
     ops = sorted((q, i) for i in range(instance.num_jobs)
-                 for q in range(len(phases[i].ops)))
+                 for q in range(phases[i].count))
     structure = Structure(tuple([0] * instance.num_jobs),
                           (tuple((i, q) for q, i in ops),),
                           packs=((tuple(range(instance.num_jobs)),),))

@@ -23,7 +23,8 @@ from opt_sched.errors import (
     SpecError,
 )
 from opt_sched.experiments.gap import COLUMNS, gap_table
-from opt_sched.experiments.relative_gap import GAP_TOLERANCE, relative_gap
+from opt_sched.objectives import RTOL
+from opt_sched.objectives import gap_or_nan as relative_gap
 
 from .conftest import INSTANCES, REPO
 
@@ -242,9 +243,9 @@ def test_relative_gap_is_never_negative_by_rounding():
     # a makespan 4.2e-14 relative below its bound (the 2,000-job case): 0
     bound = 13881.0
     assert relative_gap(bound * (1 - 4.2e-14), bound) == 0.0
-    assert relative_gap(bound * (1 - 0.9 * GAP_TOLERANCE), bound) == 0.0
-    with pytest.raises(BoundViolationError, match="exceeds the value"):
-        relative_gap(bound * (1 - 10 * GAP_TOLERANCE), bound)
+    assert relative_gap(bound * (1 - 0.9 * RTOL), bound) == 0.0
+    with pytest.raises(BoundViolationError, match="below the proven lower bound"):
+        relative_gap(bound * (1 - 10 * RTOL), bound)
     for value, bnd in ((None, 1.0), (1.0, None), (1.0, 0.0), (math.nan, 1.0),
                        (math.inf, 1.0)):
         assert math.isnan(relative_gap(value, bnd))

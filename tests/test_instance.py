@@ -187,7 +187,7 @@ def test_file_errors_name_the_file(tmp_path):
 @pytest.mark.parametrize("path", bundled_instance_paths(), ids=lambda p: p.stem)
 def test_bundled_instances_round_trip_and_match_schema(path):
     import jsonschema
-    schema = json.loads((path.parent / "schema.json").read_text())
+    schema = json.loads((path.parent / "schemas" / "instance.schema.json").read_text())
     raw = json.loads(path.read_text())
     jsonschema.validate(raw, schema)
     inst = read_instance(path)
@@ -201,11 +201,16 @@ def test_schema_rejects_what_the_loader_rejects():
 
     from .conftest import INSTANCES
 
-    schema = json.loads((INSTANCES / "schema.json").read_text())
+    schema = json.loads((INSTANCES / "schemas" / "instance.schema.json").read_text())
     for mutate in (lambda d: d["jobs"][0].update(compute=-1),
                    lambda d: d["jobs"][0].update(colour="red"),
                    lambda d: d["jobs"][1].update(compute=3),
-                   lambda d: d["platform"].pop("nodes")):
+                   lambda d: d["platform"].pop("nodes"),
+                   # the limits of opt_sched/limits.py are in the schema too
+                   lambda d: d["jobs"][0].update(release=1e308),
+                   lambda d: d["jobs"][0].update(iterations=10**12),
+                   lambda d: d["platform"].update(bandwidth=5e-324),
+                   lambda d: d["platform"].update(nodes=2**64)):
         data = base()
         mutate(data)
         with pytest.raises(jsonschema.ValidationError):
@@ -233,3 +238,109 @@ def test_subset_and_mapping(tiny2):
         [Job(j.id, j.nodes, j.compute, j.io_volume) for j in tiny2.jobs])
     assert not unmapped.is_mapped
     assert unmapped.mapped_to({"a": 0, "b": 0}).is_mapped
+
+
+def test_only_instances_match_the_instances_glob():
+    """``opt-sched gap instances/*.json`` must see instances only: the JSON
+    schemas live in ``instances/schemas/``."""
+    from .conftest import INSTANCES
+
+    for path in sorted(INSTANCES.glob("*.json")):
+        read_instance(path)  # raises on a file that is not an instance
+    assert (INSTANCES / "schemas" / "instance.schema.json").is_file()
+    assert (INSTANCES / "schemas" / "schedule.schema.json").is_file()
+
+
+# -- limits (opt_sched/limits.py) -----------------------------------------------
+@pytest.mark.parametrize("mutate,fragments", [
+    (lambda d: d["jobs"][0].update(release=1e308),
+     ("job 'a'", "release=1e+308", "exceeds the limit 1e+15")),
+    (lambda d: d["jobs"][0].update(compute=1e16),
+     ("job 'a'", "compute[0]=1e+16", "exceeds the limit 1e+15")),
+    (lambda d: d["jobs"][1]["phases"][1].update(io_volume=2e15),
+     ("job 'b'", "io_volume[1]=2000000000000000.0", "exceeds the limit")),
+    (lambda d: d["jobs"][0].update(walltime=1e300),
+     ("walltime=1e+300", "exceeds the limit")),
+    # an integer beyond int64 (and beyond float: float(10**400) overflows)
+    (lambda d: d["jobs"][0].update(compute=10**400),
+     ("compute[0]=", "401 characters", "exceeds the limit")),
+    (lambda d: d["jobs"][0].update(nodes=2**64),
+     ("nodes=18446744073709551616", "exceeds the limit 1,000,000,000")),
+    (lambda d: d["jobs"][0].update(partition=2**70),
+     ("partition=", "exceeds the limit 1,000,000,000")),
+    (lambda d: d["platform"].update(nodes=2**63),
+     ("platform", "nodes=9223372036854775808", "exceeds the limit")),
+    (lambda d: d["platform"].update(partitions=10**12),
+     ("platform", "partitions=1000000000000", "exceeds the limit 100,000")),
+    # subnormal and tiny bandwidths: v / b would overflow
+    (lambda d: d["platform"].update(bandwidth=5e-324),
+     ("platform", "bandwidth=5e-324", "below the limit 1e-12")),
+    (lambda d: d["platform"].update(bandwidth=1e-13),
+     ("bandwidth=1e-13", "below the limit 1e-12")),
+    (lambda d: d["jobs"][0].update(compute=5e-324),
+     ("compute[0]=5e-324", "below the limit 2.22507e-308")),
+    # 10^12 iterations: refused before any list is built
+    (lambda d: d["jobs"][0].update(iterations=10**12),
+     ("job 'a'", "iterations=1,000,000,000,000", "exceeds the limit 10,000,000")),
+], ids=["release-1e308", "compute-1e16", "volume-2e15", "walltime", "int-10^400",
+        "nodes-2^64", "partition-2^70", "platform-nodes", "partitions-10^12",
+        "bandwidth-subnormal", "bandwidth-1e-13", "compute-subnormal",
+        "iterations-10^12"])
+def test_numbers_beyond_the_limits_are_one_line_errors(mutate, fragments):
+    data = base()
+    mutate(data)
+    rejects(data, *fragments)
+
+
+def test_values_at_the_limits_are_accepted():
+    data = base()
+    data["jobs"][0].update(release=1e15, compute=1e15, nodes=64)
+    data["platform"]["bandwidth"] = 1e-12
+    inst = instance_from_dict(data)
+    # v / b = 10 / 1e-12 = 1e13 per I/O phase: finite
+    assert math.isfinite(inst.jobs[0].length(1e-12))
+    assert inst.jobs[0].release == 1e15
+
+
+def test_total_phases_are_capped_before_building(monkeypatch):
+    """The per-instance cap is checked on the declared counts, before the
+    ``[w] * iterations`` lists exist (a smaller cap keeps the test light)."""
+    from opt_sched import io as io_module
+
+    monkeypatch.setattr(io_module, "MAX_TOTAL_PHASES", 4)
+    data = base()  # job a: 3 iterations, job b: 2 phases -> 5 > 4
+    rejects(data, "jobs[0..1] already have 5 phases", "above the limit 4")
+    monkeypatch.setattr(io_module, "MAX_TOTAL_PHASES", 5)
+    assert instance_from_dict(data).num_io_phases == 5
+
+
+def test_records_refuse_absurd_counts():
+    with pytest.raises(InstanceError, match="iterations=10000000001 exceeds"):
+        Job.periodic("x", 1, 1.0, 1.0, iterations=10**10 + 1)
+    with pytest.raises(InstanceError, match="partitions=1000001 exceeds the limit"):
+        Platform.homogeneous(10**6 + 1)
+    with pytest.raises(InstanceError, match="nodes=1000000000000 exceeds"):
+        Partition(10**12)
+
+
+def test_deeply_nested_json_is_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(InstanceError,
+                       match=r"deep\.json: JSON nested too deeply") as info:
+        read_instance(deep)
+    assert "\n" not in str(info.value)
+    deep.write_text('{"name": ' + "{\"a\": " * 50_000 + "1" + "}" * 50_000 + "}")
+    with pytest.raises(InstanceError, match="nested too deeply"):
+        read_instance(deep)
+
+
+def test_duplicate_keys_and_huge_literals_are_refused(tmp_path):
+    path = tmp_path / "dup.json"
+    path.write_text('{"name": "a", "name": "b", "platform": {}, "jobs": []}')
+    with pytest.raises(InstanceError, match=r"dup\.json: key 'name' appears twice"):
+        read_instance(path)
+    text = json.dumps(base()).replace('"compute": 32', '"compute": ' + "9" * 5000)
+    path.write_text(text)
+    with pytest.raises(InstanceError, match=r"dup.json: not valid JSON \(Exceeds"):
+        read_instance(path)

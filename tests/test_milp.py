@@ -18,7 +18,7 @@ import pytest
 
 from opt_sched import Instance, Job, OptionError, Partition, Platform, read_instance
 from opt_sched.bounds import lower_bound
-from opt_sched.exact.milp import solve_io_sched, solve_packs
+from opt_sched.exact.io_sched.milp import solve_io_sched
 from opt_sched.exact.milp.backend import (
     MilpSettings,
     _relaxation_bound,
@@ -27,7 +27,7 @@ from opt_sched.exact.milp.backend import (
     parse_cbc_log,
     solve_milp,
 )
-from opt_sched.exact.milp.level_packing import planned_makespan
+from opt_sched.exact.packs.milp import planned_makespan, solve_packs
 from opt_sched.exact.result import SolveStatus
 
 BACKENDS = ("cbc", "highs")

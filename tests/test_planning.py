@@ -12,7 +12,7 @@ import pytest
 from opt_sched import Instance, Job, Partition, Platform, read_instance
 from opt_sched.errors import OptionError
 from opt_sched.exact.planning import greedy_partitions, solve_planning
-from opt_sched.exact.planning.model import PlanningData
+from opt_sched.exact.planning.data import PlanningData
 from opt_sched.validation import validate
 
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
@@ -170,8 +170,9 @@ def test_two_full_searches_unless_the_user_picks_a_portfolio() -> None:
     """On 2 workers the planning model runs two full CDCL searches (CP-SAT's
     default gives the second thread to helpers that cannot prove); a user
     portfolio replaces ours, and the CP-SAT log confirms what runs."""
-    from opt_sched.exact.planning import CpSatOptions, PlanningCpSat
-    from opt_sched.exact.planning.model import sgs_upper_bound
+    from opt_sched.exact.cpsat.settings import PlanningCpsatSettings as CpSatOptions
+    from opt_sched.exact.planning.cpsat import PlanningCpsat as PlanningCpSat
+    from opt_sched.exact.planning.data import sgs_upper_bound
 
     inst = read_instance(INSTANCES / "planning4.json")
     ticks = PlanningData.from_instance(inst).to_ticks(None, 1e-3, 10**5)
@@ -182,7 +183,7 @@ def test_two_full_searches_unless_the_user_picks_a_portfolio() -> None:
     assert solver.parameters.num_full_subsolvers == 2
     assert not solver.parameters.use_lns
     theirs = PlanningCpSat(ticks, horizon, 0, plan, CpSatOptions(
-        time_limit=5, extra={"subsolvers": ["default_lp"]}))
+        time_limit=5, params={"subsolvers": ["default_lp"]}))
     solver = theirs._solver(1.0)
     assert list(solver.parameters.subsolvers) == ["default_lp"]
     assert solver.parameters.use_lns

@@ -120,7 +120,14 @@ def test_cbc_reaches_psplib_optimum() -> None:
 
 @needs_j30
 def test_bench_psplib_table() -> None:
-    from opt_sched.exact.planning import bench_psplib
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "bench_psplib.py"
+    spec = importlib.util.spec_from_file_location("bench_psplib", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    bench_psplib = module.bench_psplib
 
     table = bench_psplib(J30, time_limit=5, limit=3)
     assert list(table["instance"]) == ["j301_1", "j301_2", "j301_3"]

@@ -207,3 +207,25 @@ def test_dependencies_submit_at_the_predecessors_end():
     schedule = replay(inst, "fcfs")
     assert schedule["b"].start == 3.0 and schedule["c"].start == 5.0
     assert math.isclose(schedule.makespan(inst), 6.0)
+
+
+def test_wide_partitions_take_the_lowest_free_machines():
+    """5,000 machines (the numpy path of the engine's bit sets): a (3,000
+    nodes) runs [0, 4), b (1,500) [0, 2), c (2,000) waits for b then takes
+    b's 1,500 machines plus the 500 never used, [2, 3); d (1,000) waits
+    behind c (FCFS) and takes the lowest of c's machines at 3."""
+    inst = Instance("wide", Platform.homogeneous(1, nodes=5000), (
+        Job.periodic("a", 3000, 4.0, 0.0), Job.periodic("b", 1500, 2.0, 0.0),
+        Job.periodic("c", 2000, 1.0, 0.0, release=1.0),
+        Job.periodic("d", 1000, 1.0, 0.0, release=1.0)))
+    schedule = replay(inst, "fcfs")
+    assert schedule["a"].machines == tuple(range(3000))
+    assert schedule["b"].machines == tuple(range(3000, 4500))
+    assert schedule["c"].start == 2.0
+    assert schedule["c"].machines == tuple(range(3000, 5000))
+    assert schedule["d"].start == 3.0
+    assert schedule["d"].machines == tuple(range(3000, 4000))
+    validation.assert_feasible(inst, schedule)
+    plain = replay(inst, "fcfs", record_machines=False)
+    assert all(js.machines is None for js in plain.jobs)
+    assert [js.start for js in plain.jobs] == [js.start for js in schedule.jobs]

@@ -118,7 +118,7 @@ def test_settings_are_accepted(tiny2: Instance) -> None:
 
 
 def test_milp_dispatch_matches_cpsat(tiny2: Instance) -> None:
-    import opt_sched.exact.milp as milp
+    import opt_sched.exact.io_sched.milp as milp
     if not hasattr(milp, "solve_io_sched"):
         pytest.skip("opt_sched.exact.milp.solve_io_sched not there yet")
     cpsat = solve(tiny2, time_limit=5)

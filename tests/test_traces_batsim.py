@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -12,17 +11,11 @@ import pytest
 from opt_sched.errors import TraceError
 from opt_sched.traces import count_compute_hosts, read_batsim, read_trace
 
-REPO = Path(__file__).resolve().parents[1]
+from .paths import REPO, shared_data_dir
+
 FIXTURES = REPO / "tests" / "data" / "traces"
 
 
-def shared_data() -> Path:
-    """``../shared/data`` beside the repo (or $OPT_SCHED_SHARED_DATA)."""
-    for folder in (REPO / ".." / "shared" / "data",
-                   Path(os.environ.get("OPT_SCHED_SHARED_DATA", "/nonexistent"))):
-        if folder.is_dir():
-            return folder
-    pytest.skip("../shared/data absent")
 
 
 def test_platform_counts_compute_hosts():
@@ -103,7 +96,7 @@ def test_invalid_json(tmp_path):
 
 
 def test_medium_late_workload():
-    folder = shared_data() / "batsim-medium_late"
+    folder = shared_data_dir() / "batsim-medium_late"
     trace, summary = read_batsim(folder / "workload.json", folder / "platform.xml")
     print(summary.format())
     data = json.loads((folder / "workload.json").read_text())

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,17 +14,11 @@ from opt_sched.traces import convert_trace, read_batsim, read_swf, trace_to_inst
 from opt_sched.traces.calibration import alpha_of, load_weights, odds_scale
 from opt_sched.traces.fast_jobs import periodic_jobs
 
-REPO = Path(__file__).resolve().parents[1]
+from .paths import REPO, shared_data_dir
+
 FIXTURES = REPO / "tests" / "data" / "traces"
 
 
-def shared_data() -> Path:
-    """``../shared/data`` beside the repo (or $OPT_SCHED_SHARED_DATA)."""
-    for folder in (REPO / ".." / "shared" / "data",
-                   Path(os.environ.get("OPT_SCHED_SHARED_DATA", "/nonexistent"))):
-        if folder.is_dir():
-            return folder
-    pytest.skip("../shared/data absent")
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +159,7 @@ def test_batsim_workload_instance():
 
 # -- the real traces ----------------------------------------------------------
 def test_kth_sp2_instances():
-    data = shared_data()
+    data = shared_data_dir()
     trace, _ = read_swf(data / "swf" / "KTH-SP2.swf.gz")
     plain = trace_to_instance(trace, "none")
     assert plain.num_jobs == 28481 and plain.num_io_phases == 28481

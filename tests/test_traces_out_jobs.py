@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,20 +21,11 @@ from opt_sched.traces import (
 )
 from opt_sched.validation import validate
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def shared_data() -> Path:
-    """``../shared/data`` beside the repo (or $OPT_SCHED_SHARED_DATA)."""
-    for folder in (REPO / ".." / "shared" / "data",
-                   Path(os.environ.get("OPT_SCHED_SHARED_DATA", "/nonexistent"))):
-        if folder.is_dir():
-            return folder
-    pytest.skip("../shared/data absent")
+from .paths import shared_data_dir
 
 
 def compare_tool() -> Path:
-    tool = shared_data().parent / "tools" / "compare_out_jobs.py"
+    tool = shared_data_dir().parent / "tools" / "compare_out_jobs.py"
     if not tool.is_file():
         pytest.skip("../shared/tools/compare_out_jobs.py absent")
     return tool
@@ -162,7 +152,7 @@ def test_batsim_reference_round_trip(tmp_path):
     """Batsim's own EASY schedule of medium_late, read into our Schedule and
     written back, is what compare_out_jobs.py expects: 801/801 starts and
     machines; the validator accepts it."""
-    folder = shared_data() / "batsim-medium_late"
+    folder = shared_data_dir() / "batsim-medium_late"
     trace, _ = read_batsim(folder / "workload.json", folder / "platform.xml")
     instance = trace_to_instance(trace, "none")
     reference = folder / "easy" / "out_jobs.csv"

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
@@ -25,18 +23,12 @@ from opt_sched.traces.truncnorm import (
     truncated_normal_mean,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+from .paths import shared_data_dir
+
 NODES = np.array([1, 1, 2, 4, 8, 16, 3, 1, 64, 2] * 50)
 RUN = np.linspace(10.0, 5000.0, len(NODES))
 
 
-def shared_data() -> Path:
-    """``../shared/data`` beside the repo (or $OPT_SCHED_SHARED_DATA)."""
-    for folder in (REPO / ".." / "shared" / "data",
-                   Path(os.environ.get("OPT_SCHED_SHARED_DATA", "/nonexistent"))):
-        if folder.is_dir():
-            return folder
-    pytest.skip("../shared/data absent")
 
 
 # -- registry --------------------------------------------------------------------
@@ -156,7 +148,7 @@ def test_size_classes_by_mid_quantile():
 def _darshan_frame(system: str):
     import pandas as pd
 
-    path = next((shared_data() / "darshan").glob(f"{system}-summaries*.csv.gz"))
+    path = next((shared_data_dir() / "darshan").glob(f"{system}-summaries*.csv.gz"))
     return pd.read_csv(path, usecols=["darshan_nprocs", "darshan_walltime",
                                       "darshan_io_time", "darshan_total_gibs_posix",
                                       "darshan_agg_perf_by_slowest_posix"])
@@ -184,11 +176,11 @@ def test_darshan_fractions_come_from_the_data(system):
                     / frame.darshan_agg_perf_by_slowest_posix
                     / frame.darshan_walltime, 0, 1)
     profile = make_profile(f"darshan-{system}",
-                           data_dir=str(shared_data() / "darshan"))
+                           data_dir=str(shared_data_dir() / "darshan"))
     draw = profile.draw(NODES, RUN, 4)
     classes = sorted(frame.darshan_nprocs.unique())
     job_class = size_classes(NODES, load_darshan(
-        system, shared_data() / "darshan").cumulative_shares)
+        system, shared_data_dir() / "darshan").cumulative_shares)
     for k, nprocs in enumerate(classes):
         allowed = set(share[frame.darshan_nprocs == nprocs].round(12))
         mine = draw.fractions[job_class == k]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import os
 from pathlib import Path
 
 import numpy as np
@@ -16,17 +15,11 @@ from opt_sched.errors import OptionError, TraceError
 from opt_sched.traces import read_swf, trace_to_instance, write_swf
 from opt_sched.validation import validate
 
-REPO = Path(__file__).resolve().parents[1]
+from .paths import REPO, shared_data_dir
+
 FIXTURES = REPO / "tests" / "data" / "traces"
 
 
-def shared_data() -> Path:
-    """``../shared/data`` beside the repo (or $OPT_SCHED_SHARED_DATA)."""
-    for folder in (REPO / ".." / "shared" / "data",
-                   Path(os.environ.get("OPT_SCHED_SHARED_DATA", "/nonexistent"))):
-        if folder.is_dir():
-            return folder
-    pytest.skip("../shared/data absent")
 
 
 def job_lines(path: Path) -> list[str]:
@@ -207,7 +200,7 @@ def test_random_lines_are_kept_or_counted(tmp_path, rows):
 
 # -- the real KTH-SP2 log --------------------------------------------------------
 def test_kth_sp2_counts():
-    path = shared_data() / "swf" / "KTH-SP2.swf.gz"
+    path = shared_data_dir() / "swf" / "KTH-SP2.swf.gz"
     trace, summary = read_swf(path)
     lines = job_lines(path)
     print(summary.format())

@@ -190,7 +190,7 @@ def test_machines_and_kills_round_trip_through_the_file_format(tmp_path):
     after = JobSchedule("m", 0, (2.0,), (3.0,), machines=(0,))
     sched = Schedule((killed, after), method="online")
     data = schedule_to_dict(sched)
-    schema = json.loads((INSTANCES / "schedule.schema.json").read_text())
+    schema = json.loads((INSTANCES / "schemas" / "schedule.schema.json").read_text())
     jsonschema.validate(data, schema)
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))

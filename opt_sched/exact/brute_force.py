@@ -51,11 +51,11 @@ from dataclasses import dataclass
 
 from ..errors import OptionError, PlanError
 from ..instance import Instance, Job
+from ..objectives import OBJECTIVES, check_objective
+from ..operations import job_operations, one_pack_partitions
 from ..schedule import JobSchedule, Schedule
 
 __all__ = ["OBJECTIVES", "brute_force_io_sched"]
-
-OBJECTIVES = ("makespan", "max-stretch")
 
 
 @dataclass(frozen=True)
@@ -81,22 +81,12 @@ class _JobPlan:
 
 
 def _job_plan(job: Job, bandwidth: float) -> _JobPlan:
-    ops: list[int] = []
-    gaps: list[float] = []
-    ios: list[float] = []
-    pending = 0.0
-    for j, (w, v) in enumerate(zip(job.compute, job.io_volume)):
-        pending += w
-        if v > 0:
-            ops.append(j)
-            gaps.append(pending)
-            ios.append(v / bandwidth)
-            pending = 0.0
-    rest = [pending]
-    for gap, io in zip(reversed(gaps), reversed(ios)):
-        rest.append(rest[-1] + gap + io)
-    return _JobPlan(job, tuple(ops), tuple(gaps), tuple(ios), pending,
-                    tuple(reversed(rest)), job.length(bandwidth))
+    """The job's operations (:func:`opt_sched.operations.job_operations`) on a
+    partition of ``bandwidth``."""
+    ops = job_operations(job)
+    return _JobPlan(job, tuple(ops.iterations.tolist()), tuple(ops.lags.tolist()),
+                    tuple(ops.durations(bandwidth).tolist()), ops.tail,
+                    tuple(ops.remaining(bandwidth).tolist()), job.length(bandwidth))
 
 
 def brute_force_io_sched(instance: Instance, objective: str = "makespan",
@@ -132,21 +122,10 @@ def brute_force_io_sched(instance: Instance, objective: str = "makespan",
     PlanError
         The jobs of a partition do not fit it together.
     """
-    if objective not in OBJECTIVES:
-        raise OptionError(f"objective={objective!r} is not one of "
-                          + ", ".join(OBJECTIVES))
-    if instance.has_dependencies:
-        raise OptionError(f"brute force: instance {instance.name!r} has "
-                          "dependencies (after); IO-SCHED has none")
+    check_objective(objective)
     platform = instance.platform
     groups: dict[int, list[Job]] = {}
-    for job in instance.jobs:
-        k = job.partition
-        if k is None:
-            if platform.num_partitions != 1:
-                raise OptionError(f"brute force: job {job.id!r} has partition=None "
-                                  "on a multi-partition platform")
-            k = 0
+    for job, k in zip(instance.jobs, one_pack_partitions(instance, "brute force")):
         groups.setdefault(k, []).append(job)
 
     value = -math.inf

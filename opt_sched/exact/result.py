@@ -1,4 +1,6 @@
-"""The outcome of an exact solve: status, value, proven bound, schedule."""
+"""What the exact layer returns: a backend's raw :class:`Outcome`, and the
+certified :class:`Result` that :func:`opt_sched.solve` builds from it
+(:mod:`opt_sched.exact.certify`)."""
 
 from __future__ import annotations
 
@@ -6,18 +8,19 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from ..objectives import relative_gap
 from ..schedule import Schedule
 
-__all__ = ["Result", "SolveStatus", "relative_gap"]
+__all__ = ["Outcome", "Result", "SolveStatus", "relative_gap"]
 
 
 class SolveStatus(str, Enum):
-    """What the solver proved.
+    """What the solve proved.
 
-    - ``OPTIMAL``: the schedule is optimal (objective == lower bound, within
-      the solver's tolerance and the time resolution, see the model docs).
+    - ``OPTIMAL``: the validated objective meets the proven lower bound
+      (within :data:`opt_sched.objectives.RTOL`).
     - ``FEASIBLE``: a schedule was found; ``lower_bound`` is proven.
-    - ``INFEASIBLE``: the model has no solution.
+    - ``INFEASIBLE``: the problem has no solution on this instance.
     - ``TIMEOUT_NO_SOLUTION``: the limit was hit before any schedule.
     """
 
@@ -30,11 +33,21 @@ class SolveStatus(str, Enum):
         return self.value
 
 
-def relative_gap(value: float | None, bound: float | None) -> float | None:
-    """SPEC §7: ``(x - L) / L``; ``None`` when either side is unknown."""
-    if value is None or bound is None or bound <= 0:
-        return None
-    return max(0.0, (value - bound) / bound)
+@dataclass
+class Outcome:
+    """A backend's raw answer, before certification.
+
+    ``status`` is the backend's own claim (``OPTIMAL`` when its model proved
+    optimality, ``INFEASIBLE`` when its model has no solution, ...);
+    ``schedule`` its schedule on the continuous instance, not yet validated;
+    ``bound`` a lower bound it proved, already valid for the continuous
+    problem (``None`` if none); ``info`` whatever it wants to report.
+    """
+
+    status: SolveStatus
+    schedule: Schedule | None = None
+    bound: float | None = None
+    info: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -44,7 +57,10 @@ class Result:
     ``objective`` is recomputed from the validated schedule on the continuous
     instance, never read from the solver. ``lower_bound`` is a proven lower
     bound on the optimum of the problem (the best of the solver's bound and
-    the combinatorial bounds of :mod:`opt_sched.bounds`).
+    the combinatorial bounds of :mod:`opt_sched.bounds`). ``wall_time``
+    counts everything from the call to the return (model building and
+    certification included); ``info["overrun"]`` is the time beyond the
+    limit.
     """
 
     status: SolveStatus
@@ -59,6 +75,8 @@ class Result:
 
     @property
     def gap(self) -> float | None:
+        """``(objective - lower_bound) / lower_bound``
+        (:func:`opt_sched.objectives.relative_gap`)."""
         return relative_gap(self.objective, self.lower_bound)
 
     def to_dict(self) -> dict[str, Any]:

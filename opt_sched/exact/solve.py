@@ -1,44 +1,67 @@
 """``solve()``: the single entry point of the exact layer.
 
-Every backend returns a schedule and a bound; this module certifies them
-the same way for all: the schedule goes through the validator
-(:func:`opt_sched.validation.assert_feasible`, a rejection is a bug and is
-raised), the objective is recomputed from it on the continuous instance, the
-lower bound is the best of the backend's (already converted to continuous
-time) and the combinatorial bounds of :mod:`opt_sched.bounds`, and the status
-is ``optimal`` only when the validated objective is within
-:data:`OPTIMAL_RTOL` of that bound.
+One path for every problem and backend:
+
+1. the choices are checked and the model looked up in the registry
+   (:mod:`opt_sched.exact.registry`, keyed by problem and solver); its
+   options record is built (an unknown option is a one-line
+   :class:`~opt_sched.errors.OptionError`);
+2. the problem's rules are checked on the instance
+   (:mod:`opt_sched.exact.problems`); an instance on which the problem has no
+   solution is answered ``infeasible`` by every backend alike;
+3. one :class:`~opt_sched.exact.deadline.Deadline` runs from then on (the
+   one-time set-up of the backend -- importing ortools or PuLP, loading the
+   simulator's compiled kernel, probing HiGHS -- is not counted): the
+   combinatorial bound (at most a quarter of the time), the backend's warm
+   starts, model building and search phases all draw on it, and a reserve
+   is kept for certification;
+4. the backend's raw outcome is certified (:func:`~.certify.certify`: the
+   validator, the objective recomputed, the bounds merged, one tolerance);
+5. the wall time is reported with the overrun beyond the limit
+   (``info["overrun"]``), and a :class:`~opt_sched.errors.TimeLimitWarning`
+   beyond :func:`~.deadline.tolerated_overrun`.
+
+Ctrl-C during a CP-SAT search stops the search within a fraction of a
+second and raises ``KeyboardInterrupt``
+(:mod:`opt_sched.exact.cpsat.interrupt`).
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import math
+import warnings
 from typing import Any
 
-from ..errors import OptionError, SolverError
+from ..errors import OptionError, TimeLimitWarning
 from ..instance import Instance
-from .result import Result, SolveStatus
+from ..objectives import OBJECTIVES, RTOL, check_objective
+from .certify import certify
+from .deadline import (
+    SECONDS_PER_PHASE,
+    Deadline,
+    OutOfTimeError,
+    certification_reserve,
+    tolerated_overrun,
+)
+from .problems import check_instance, combinatorial_bound, infeasibility
+from .registry import build_options, lookup, prepare, problems, solvers
+from .result import Outcome, Result, SolveStatus
 
 __all__ = ["OBJECTIVES", "OPTIMAL_RTOL", "PROBLEMS", "SOLVERS", "solve"]
 
-PROBLEMS = ("io-sched", "hpc-io", "packs", "planning")
-OBJECTIVES = ("makespan", "max-stretch")
-SOLVERS = ("cpsat", "cbc", "highs")
+PROBLEMS = problems()
+"""The problems of the registered models (see :func:`.registry.problems`)."""
 
-OPTIMAL_RTOL = 1e-6
-"""``optimal`` iff ``objective <= lower_bound * (1 + OPTIMAL_RTOL) + 1e-12``."""
+SOLVERS = solvers()
+"""The solvers of the registered models (see :func:`.registry.solvers`)."""
 
-_CPSAT_OPTIONS = ("hints", "params", "subsolvers", "log", "stretch_scale", "search",
-                  "symmetry", "warm", "redundant", "max_packs", "sensibility",
-                  "lower_bounding", "ladder_share")
+BOUND_SHARE = 0.25
+"""The combinatorial bounds may take at most this share of the time; the
+cheap ones are always computed, the others skipped beyond it."""
 
-
-def _check_choice(name: str, value: object, valid: tuple[str, ...]) -> str:
-    if value not in valid:
-        raise OptionError(f"{name}={value!r} is not one of {', '.join(valid)}")
-    return str(value)
+OPTIMAL_RTOL = RTOL
+"""``optimal`` iff ``objective <= lower_bound * (1 + OPTIMAL_RTOL) + 1e-12``
+(:func:`opt_sched.objectives.meets_bound`)."""
 
 
 def solve(instance: Instance, problem: str = "io-sched", objective: str = "makespan",
@@ -54,231 +77,115 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
     problem
         ``"io-sched"`` (mapped jobs, one pack per partition: order the I/O),
         ``"hpc-io"`` (map and schedule, rules 1-5), ``"packs"`` (rules 1-6)
-        or ``"planning"`` (average-bandwidth model, delegated to
-        :mod:`opt_sched.exact.planning`).
+        or ``"planning"`` (the average-bandwidth model, executed).
     objective
-        ``"makespan"`` or ``"max-stretch"``.
+        ``"makespan"`` or ``"max-stretch"`` (the pack MILP and the planning
+        models: makespan only).
     solver
-        ``"cpsat"`` (OR-Tools CP-SAT), or ``"cbc"`` / ``"highs"`` (MILP
-        models of :mod:`opt_sched.exact.milp`, through PuLP).
-    time_limit, seed, num_workers
-        Solver wall-clock limit (s), random seed, worker threads.
+        ``"cpsat"`` (OR-Tools CP-SAT), or ``"cbc"`` / ``"highs"`` (the MILP
+        models, through PuLP).
+    time_limit
+        Wall-clock seconds for the whole solve: bounds, warm starts, model
+        building, search and certification (not the one-time set-up of the
+        backend: imports, the simulator's compiled kernel).
+    seed, num_workers
+        Random seed, CP-SAT worker threads.
     resolution
-        Time units per integer tick of the CP-SAT models (default: chosen
-        from the data, exact when the data lie on a grid; see
+        Time units per integer tick (CP-SAT models, planning MILP; default:
+        chosen from the data, exact when the data lie on a grid; see
         ``models/io-sched-cpsat.md``).
     export
         Write the model: ``.pb``/``.pbtxt`` for CP-SAT, ``.lp``/``.mps`` for
-        the MILP solvers.
+        the MILP solvers (planning: any of the four).
     **options
-        CP-SAT: ``hints`` (bool), ``params`` (dict of CP-SAT parameters),
-        ``subsolvers`` (list), ``log`` (bool), ``stretch_scale`` (int),
-        ``symmetry`` (bool), ``warm`` (bool: heuristic warm starts),
-        ``redundant`` (bool, hpc-io: global cumulatives), ``max_packs`` and
-        ``sensibility`` (packs), ``lower_bounding`` (bool: the "objective
-        <= T?" questions, on by default) and ``ladder_share`` (share of the
-        time limit for the bound ladder, 0.15). MILP backends receive them
-        unchanged.
+        The fields of the model's options record: for CP-SAT
+        :class:`~opt_sched.exact.cpsat.settings.CpsatSettings` (``hints``,
+        ``params``, ``subsolvers``, ``log``, ``lower_bounding``,
+        ``ladder_share``, ...) and its extension per model (``symmetry``,
+        ``warm``, ``stretch_scale``, ``search``; ``redundant`` for hpc-io;
+        ``max_packs``, ``sensibility`` for packs; ``resource_precision``,
+        ``no_overlap``, ``policy`` for planning); for the MILP models
+        :class:`~opt_sched.exact.milp.backend.MilpSettings` (``gap_rel``,
+        ``threads``, ``warm_start``, ``presolve``, ``msg``) and its extension
+        (``max_phases``, ``stop_at_bound``; ``io_nodes``, ``sensibility``,
+        ``policy``).
 
     Returns
     -------
     Result
-        Status, validated objective, proven lower bound, wall time, schedule.
+        Status, validated objective, proven lower bound, wall time (all of
+        it), schedule; ``info["overrun"]`` the seconds beyond the limit.
 
     Raises
     ------
     OptionError
-        Unknown problem, objective, solver or option, or an unsupported
-        combination.
-    InfeasibleScheduleError
-        A backend returned a schedule the validator rejects (a bug).
+        Unknown problem, objective, solver or option, an unsupported
+        combination, or an instance that does not pose the problem.
+    InfeasibleScheduleError, BoundViolationError, SolverError
+        A backend answered something wrong (a bug).
+    KeyboardInterrupt
+        Ctrl-C; a CP-SAT search in progress is stopped first.
     """
-    from .cpsat.common import Stopwatch
-
-    problem = _check_choice("problem", problem, PROBLEMS)
-    objective = _check_choice("objective", objective, OBJECTIVES)
-    solver = _check_choice("solver", solver, SOLVERS)
     if not isinstance(instance, Instance):
         raise OptionError(f"instance={type(instance).__name__} is not an Instance")
-    clock = Stopwatch()
-    if problem == "planning":
-        result = _solve_planning(instance, objective, solver, time_limit, seed,
-                                 num_workers, export,
-                                 {**options, "resolution": resolution})
-    elif solver == "cpsat":
-        result = _solve_cpsat(instance, problem, objective, time_limit, seed,
-                              num_workers, resolution, export, options)
-    else:
-        result = _solve_milp(instance, problem, objective, solver, time_limit, seed,
-                             num_workers, export, options)
-    return _certify(instance, result, clock())
+    check_objective(objective)
+    model = lookup(problem, solver)
+    backend = model.load()
+    if objective not in backend.OBJECTIVES:
+        raise OptionError(f"objective={objective!r} is not supported by "
+                          f"{problem}/{solver} (supported: "
+                          f"{', '.join(backend.OBJECTIVES)})")
+    settings = build_options(
+        backend.OPTIONS, f"{problem}/{solver}",
+        {"time_limit": time_limit, "seed": seed, "num_workers": num_workers,
+         "backend": solver, "resolution": resolution, "export": export}, options)
+    check_instance(instance, problem)
+    prepare(backend, settings)
+    deadline = Deadline(time_limit)
+    outcome, combinatorial = _answer(instance, problem, objective, backend,
+                                     settings, deadline)
+    result = certify(instance, problem, objective, solver, outcome,
+                     combinatorial=combinatorial)
+    return _timed(result, deadline)
 
 
-# -- backends ---
-def _solve_cpsat(instance: Instance, problem: str, objective: str, time_limit: float,
-                 seed: int, num_workers: int, resolution: float | None,
-                 export: str | None, options: dict[str, Any]) -> Result:
-    from ..bounds import lower_bound
-    from .cpsat.common import CpsatSettings
-
-    unknown = sorted(set(options) - set(_CPSAT_OPTIONS))
-    if unknown:
-        raise OptionError(f"option {unknown[0]!r} is not a CP-SAT option (known: "
-                          f"{', '.join(_CPSAT_OPTIONS)})")
-    settings = CpsatSettings(
-        time_limit=time_limit, seed=seed, num_workers=num_workers,
-        hints=bool(options.get("hints", False)), params=options.get("params") or {},
-        subsolvers=options.get("subsolvers"), log=bool(options.get("log", False)),
-        search=options.get("search", "auto"),
-        lower_bounding=bool(options.get("lower_bounding", True)),
-        **({"ladder_share": options["ladder_share"]}
-           if "ladder_share" in options else {}),
-        **({"stretch_scale": options["stretch_scale"]}
-           if "stretch_scale" in options else {}))
-    model_options = {k: options[k] for k in ("symmetry", "warm", "redundant",
-                                            "max_packs", "sensibility")
-                     if k in options}
-    if problem == "io-sched":
-        from .cpsat.io_sched import one_pack_partitions, solve_io_sched
-
-        one_pack_partitions(instance)  # OptionError before any work
-        bound = lower_bound(instance, objective, fixed_start=True)
-        for name in ("redundant", "max_packs", "sensibility"):
-            if name in model_options:
-                raise OptionError(f"option {name!r} does not apply to problem="
-                                  "'io-sched'")
-        outcome = solve_io_sched(instance, objective, settings, lower_bound=bound,
-                                 resolution=resolution, export=export,
-                                 **model_options)
-    elif problem == "hpc-io":
-        from .cpsat.hpc_io import solve_hpc_io
-
-        bound = lower_bound(instance, objective, fixed_start=False)
-        for name in ("max_packs", "sensibility"):
-            if name in model_options:
-                raise OptionError(f"option {name!r} does not apply to problem="
-                                  "'hpc-io'")
-        outcome = solve_hpc_io(instance, objective, settings, lower_bound=bound,
-                               resolution=resolution, export=export, **model_options)
-    else:
-        from .cpsat.packs import solve_packs
-
-        bound = lower_bound(instance, objective, fixed_start=False)
-        if "redundant" in model_options:
-            raise OptionError("option 'redundant' does not apply to problem='packs'")
-        outcome = solve_packs(instance, objective, settings, lower_bound=bound,
-                              resolution=resolution, export=export, **model_options)
-    status = {"optimal": SolveStatus.OPTIMAL, "feasible": SolveStatus.FEASIBLE,
-              "infeasible": SolveStatus.INFEASIBLE}.get(
-        outcome.status, SolveStatus.TIMEOUT_NO_SOLUTION)
-    info = dict(outcome.info)
-    info["combinatorial_bound"] = bound
-    return Result(status, None, outcome.lower_bound, outcome.wall_time,
-                  outcome.schedule, problem, objective, "cpsat", info)
-
-
-def _solve_milp(instance: Instance, problem: str, objective: str, solver: str,
-                time_limit: float, seed: int, num_workers: int, export: str | None,
-                options: dict[str, Any]) -> Result:
-    """Delegate to ``opt_sched.exact.milp.solve_<problem>(instance, objective,
-    backend, time_limit, ..., export=None) -> Result``."""
+def _answer(instance: Instance, problem: str, objective: str, backend: Any,
+            settings: Any, deadline: Deadline) -> tuple[Outcome, float | None]:
+    """The backend's raw answer and the combinatorial bound, within
+    ``deadline`` minus the certification reserve."""
+    reason = infeasibility(instance, problem)
+    if reason is not None:
+        return Outcome(SolveStatus.INFEASIBLE, info={"reason": reason}), None
+    phases = instance.num_io_phases
+    limit = deadline.time_limit
+    inner = deadline.earlier(certification_reserve(phases, limit))
+    combinatorial = combinatorial_bound(
+        instance, problem, objective,
+        expired=Deadline(BOUND_SHARE * inner.remaining()).expired)
+    if SECONDS_PER_PHASE * phases > limit:
+        # no schedule of this size can be validated within the limit
+        return Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, info={
+            "stopped": f"certifying a schedule of {phases} phases takes about "
+                       f"{SECONDS_PER_PHASE * phases:.3g} s, more than "
+                       f"time_limit={limit:g}"}), combinatorial
     try:
-        milp = importlib.import_module("opt_sched.exact.milp")
-    except ImportError as exc:
-        raise SolverError(f"solver={solver!r}: the MILP models are unavailable "
-                          f"({exc})") from None
-    function = getattr(milp, "solve_" + problem.replace("-", "_"), None)
-    if function is None:
-        raise OptionError(f"problem={problem!r} has no MILP model (solver={solver!r});"
-                          " use solver='cpsat'")
-    extra = _accepted(function, {"seed": seed, "num_workers": num_workers,
-                                 "export": export, **options})
-    return function(instance, objective, solver, time_limit, **extra)
+        outcome = backend.run(instance, objective, settings,
+                              lower_bound=combinatorial, deadline=inner)
+    except OutOfTimeError as exc:
+        outcome = Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, info={"stopped": str(exc)})
+    return outcome, combinatorial
 
 
-def _solve_planning(instance: Instance, objective: str, solver: str,
-                    time_limit: float, seed: int, num_workers: int,
-                    export: str | None, options: dict[str, Any]) -> Result:
-    """Delegate to ``opt_sched.exact.planning.solve_planning``."""
-    try:
-        planning = importlib.import_module("opt_sched.exact.planning")
-        function = planning.solve_planning
-    except (ImportError, AttributeError) as exc:
-        raise SolverError(f"problem='planning': the planning model is unavailable "
-                          f"({exc})") from None
-    return function(instance, objective, solver, time_limit, seed, num_workers,
-                    export, **_accepted(function, options))
-
-
-def _accepted(function: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """The ``options`` that ``function`` accepts; an unknown one that is set is
-    an :class:`OptionError` (``None`` values are dropped silently)."""
-    parameters = inspect.signature(function).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return options
-    out = {}
-    for name, value in options.items():
-        if name in parameters:
-            out[name] = value
-        elif value is not None and name not in ("seed", "num_workers"):
-            raise OptionError(f"option {name!r} is not supported by "
-                              f"{function.__module__}.{function.__name__}")
-    return out
-
-
-# -- certification ---
-def _objective_of(instance: Instance, schedule: Any, objective: str) -> float:
-    if objective == "makespan":
-        return float(schedule.makespan(instance))
-    return float(schedule.max_stretch(instance))
-
-
-def _certify(instance: Instance, result: Result, wall_time: float) -> Result:
-    """Validate, recompute the objective, merge bounds, set the status.
-
-    Raises
-    ------
-    InfeasibleScheduleError
-        The validator rejects the schedule (a bug of the backend).
-    SolverError
-        A lower bound exceeds the validated objective (a bug of a bound).
-    """
-    from ..bounds import lower_bound
-    from ..validation import assert_feasible
-
-    info = dict(result.info)
-    bound = result.lower_bound
-    if result.problem != "planning" and result.status != SolveStatus.INFEASIBLE:
-        fixed = result.problem == "io-sched"
-        combinatorial = info.get("combinatorial_bound")
-        if combinatorial is None:
-            combinatorial = lower_bound(instance, result.objective_name,
-                                        fixed_start=fixed)
-            info["combinatorial_bound"] = combinatorial
-        bound = combinatorial if bound is None else max(bound, combinatorial)
-    status = result.status
-    objective = None
-    schedule = result.schedule
-    if schedule is not None:
-        assert_feasible(instance, schedule)
-        objective = _objective_of(instance, schedule, result.objective_name)
-        if bound is not None and math.isfinite(bound):
-            slack = OPTIMAL_RTOL * abs(bound) + 1e-12
-            if bound > objective + slack and result.problem != "planning":
-                raise SolverError(f"{result.solver}/{result.problem}: lower bound "
-                                  f"{bound!r} exceeds the validated objective "
-                                  f"{objective!r} (a bound is wrong)")
-            if objective <= bound + slack:
-                status = SolveStatus.OPTIMAL
-                bound = min(bound, objective)
-            else:
-                status = SolveStatus.FEASIBLE
-        elif status == SolveStatus.OPTIMAL:
-            status = SolveStatus.FEASIBLE
-        if result.status != status:
-            info["backend_status"] = str(result.status)
-    elif status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
-        raise SolverError(f"{result.solver}/{result.problem}: status {status} "
-                          "without a schedule")
-    return Result(status, objective, bound, wall_time, schedule, result.problem,
-                  result.objective_name, result.solver, info)
+def _timed(result: Result, deadline: Deadline) -> Result:
+    """Set the wall time and the overrun; warn beyond the tolerated one."""
+    wall = deadline.elapsed()
+    overrun = max(0.0, wall - deadline.time_limit)
+    result.wall_time = wall
+    result.info["time_limit"] = deadline.time_limit
+    result.info["overrun"] = overrun
+    if overrun > tolerated_overrun(deadline.time_limit) and math.isfinite(overrun):
+        warnings.warn(TimeLimitWarning(
+            f"{result.solver}/{result.problem}: {wall:.2f} s for "
+            f"time_limit={deadline.time_limit:g} s (overrun {overrun:.2f} s)"),
+            stacklevel=3)
+    return result

@@ -27,6 +27,7 @@ from ..instance import Instance
 from ..simulation.policies import PhaseTable, Policy, get_policy
 from . import exclusive_kernel as ek
 from .base import JobPhases
+from .stepping import take_pending
 
 __all__ = ["Exclusive"]
 
@@ -51,13 +52,11 @@ class Exclusive:
     def attach(self, instance: Instance) -> None:
         jobs = instance.jobs
         n = len(jobs)
-        counts = np.fromiter((j.iterations for j in jobs), np.int64, n)
-        off = np.zeros(n + 1, np.int64)
-        np.cumsum(counts, out=off[1:])
-        w = np.fromiter((x for j in jobs for x in j.compute), float, off[-1])
-        v = np.fromiter((x for j in jobs for x in j.io_volume), float, off[-1])
+        off, w, v = instance.phase_arrays
+        counts = np.diff(off)
         self._n = n
         self._off = off
+        self._offl = off.tolist()
         self._w = w
         self._compute_only = not np.any(v > 0)
         self._killed: dict[int, float] = {}
@@ -108,9 +107,25 @@ class Exclusive:
         n = self._n
         total = np.add.reduceat(w, off[:-1]) if len(w) else np.zeros(n)
         self._total = total.tolist()
+        self._wl = w.tolist()
         self._starts = [math.nan] * n
         self._heap: list[tuple[float, int]] = []
         self._status = [0] * n
+
+    def job_lengths(self) -> np.ndarray | None:
+        """When no job does I/O (after :meth:`attach`): each job's length,
+        the sum of its compute phases; ``None`` otherwise. A replay engine
+        may then run the jobs itself (as delays) and :meth:`adopt` the
+        result."""
+        return np.asarray(self._total) if self._compute_only else None
+
+    def adopt(self, starts: Sequence[float], killed_at: dict[int, float]) -> None:
+        """Take the starts (and kills) of a compute-only replay run outside
+        the model (:mod:`opt_sched.scheduling.fused`), for :meth:`phases`."""
+        if not self._compute_only:
+            raise ValueError("adopt() needs a compute-only workload")
+        self._starts = list(starts)
+        self._killed = dict(killed_at)
 
     # -- stepping ---------------------------------------------------------------
     def start(self, now: float, job: int, partition: int) -> None:
@@ -123,9 +138,7 @@ class Exclusive:
 
     def _flush(self, now: float) -> None:
         if self._pending:
-            jobs = np.fromiter((j for j, _ in self._pending), np.int64)
-            parts = np.fromiter((k for _, k in self._pending), np.int64)
-            self._pending.clear()
+            jobs, parts = take_pending(self._pending)
             s = self._s
             d_by, key_by, done_by = self._tables
             ek.start_jobs(jobs, parts, now, self._n, s["ph_off"], s["part"],
@@ -178,15 +191,35 @@ class Exclusive:
         return float(s["ev_t"][s["heap"][0]]) if s["meta"][0] > 0 else math.inf
 
     # -- results ------------------------------------------------------------------
+    def all_phases(self) -> list[JobPhases]:
+        """:meth:`phases` of every job, in job order (one pass)."""
+        if not self._compute_only:
+            return [self.phases(i) for i in range(self._n)]
+        offl, w, killed = self._offl, self._wl, self._killed
+        if not killed and len(w) == self._n:  # one compute phase per job
+            return [JobPhases((start,), (start + wi,))
+                    for start, wi in zip(self._starts, w)]
+        out = []
+        for job, start in enumerate(self._starts):
+            lo = offl[job]
+            if offl[job + 1] - lo == 1 and job not in killed:
+                out.append(JobPhases((start,), (start + w[lo],)))
+            else:
+                out.append(self.phases(job))
+        return out
+
     def phases(self, job: int) -> JobPhases:
-        lo, hi = int(self._off[job]), int(self._off[job + 1])
+        lo, hi = self._offl[job], self._offl[job + 1]
         killed_at = self._killed.get(job)
         if self._compute_only:
             start = self._starts[job]
+            w = self._wl
+            if hi - lo == 1 and killed_at is None:
+                return JobPhases((start,), (start + w[lo],))
             starts = [start]
             for p in range(lo, hi - 1):
-                starts.append(starts[-1] + self._w[p])
-            ios = [c + self._w[lo + m] for m, c in enumerate(starts)]
+                starts.append(starts[-1] + w[p])
+            ios = [c + w[lo + m] for m, c in enumerate(starts)]
             return _cut(starts, ios, killed_at)
         s = self._s
         cs = s["cstart"][lo:hi]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..borrow import borrow
 from ..simulation.kernel import (
     MODE_FIFO,
     MODE_STRETCH,
@@ -37,6 +38,7 @@ from ..simulation.kernel import (
     _w_push,
     _w_take_stretch,
 )
+from .stepping import HSIZE, SEQ, TOUCHED, touch
 
 __all__ = ["advance", "kill", "settle", "start_jobs"]
 
@@ -48,17 +50,9 @@ _IO_END = 0
 _COMPUTE_END = 1
 _SEQ_BITS = 1 << 56
 
-_HSIZE = 0
-_SEQ = 1
-_TOUCHED = 2
-
-
-@njit(cache=True, inline="always")
-def _touch(k, touched, flag, meta):
-    if not flag[k]:
-        flag[k] = True
-        touched[meta[_TOUCHED]] = k
-        meta[_TOUCHED] += 1
+_HSIZE = HSIZE
+_SEQ = SEQ
+_TOUCHED = TOUCHED
 
 
 @njit(cache=True)
@@ -68,6 +62,26 @@ def start_jobs(jobs, parts, t, n, ph_off, part, cur, status, jstart,
     """Start ``jobs[m]`` on ``parts[m]`` at ``t``: copy the partition's phase
     durations, keys and work-done values, and schedule the first compute
     end."""
+    jobs = borrow(jobs)
+    parts = borrow(parts)
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    ev_kind = borrow(ev_kind)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    d = borrow(d)
+    key = borrow(key)
+    done = borrow(done)
+    d_by_part = borrow(d_by_part)
+    key_by_part = borrow(key_by_part)
+    done_by_part = borrow(done_by_part)
+    cstart = borrow(cstart)
     for m in range(jobs.shape[0]):
         j = jobs[m]
         k = parts[m]
@@ -106,7 +120,7 @@ def _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
         if ev_kind[j] == _IO_END:
             io_job[k] = -1
             if wlen[k] > 0:
-                _touch(k, touched, flag, meta)
+                touch(k, touched, flag, meta)
             advance_job = True
         else:  # compute end: request I/O phase cur[j]
             ph = cur[j]
@@ -124,7 +138,7 @@ def _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
                     _w_push(wheap, k * n, size, wkey, wreq, j)
                 wlen[k] = size + 1
                 if io_job[k] < 0:
-                    _touch(k, touched, flag, meta)
+                    touch(k, touched, flag, meta)
         if advance_job:
             nxt = cur[j] + 1
             if nxt == ph_off[j + 1]:
@@ -181,6 +195,30 @@ def advance(until, n, mode, ph_off, part, cur, status, jstart,
     there (in ``ended``). The I/O choices of instant ``t`` are left to
     :func:`settle`.
     """
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    ev_kind = borrow(ev_kind)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    d = borrow(d)
+    key = borrow(key)
+    done = borrow(done)
+    cstart = borrow(cstart)
+    iostart = borrow(iostart)
+    io_job = borrow(io_job)
+    wlen = borrow(wlen)
+    wheap = borrow(wheap)
+    wkey = borrow(wkey)
+    wreq = borrow(wreq)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    ended = borrow(ended)
     while True:
         while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
             meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
@@ -205,6 +243,30 @@ def settle(t, n, mode, ph_off, part, cur, status, jstart,
     """Finish instant ``t`` after the scheduler's starts: apply the events
     they created at ``t``; if jobs end, return their count (choices
     deferred again), else let the touched I/O nodes choose and return 0."""
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    ev_kind = borrow(ev_kind)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    d = borrow(d)
+    key = borrow(key)
+    done = borrow(done)
+    cstart = borrow(cstart)
+    iostart = borrow(iostart)
+    io_job = borrow(io_job)
+    wlen = borrow(wlen)
+    wheap = borrow(wheap)
+    wkey = borrow(wkey)
+    wreq = borrow(wreq)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    ended = borrow(ended)
     count = _apply_instant(t, n, mode, ph_off, part, cur, status, jstart,
                            ev_t, ev_p, ev_kind, heap, meta, w, d, key,
                            cstart, iostart, io_job, wlen, wheap, wkey, wreq,
@@ -221,6 +283,16 @@ def kill(j, n, mode, part, status, io_job, wlen, wheap, wkey, wreq,
          touched, flag, meta):
     """Stop running job ``j``: its pending event goes stale, it leaves the
     waiting heap of its I/O node, and a node it was using frees now."""
+    part = borrow(part)
+    status = borrow(status)
+    io_job = borrow(io_job)
+    wlen = borrow(wlen)
+    wheap = borrow(wheap)
+    wkey = borrow(wkey)
+    wreq = borrow(wreq)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    meta = borrow(meta)
     if status[j] != RUNNING:
         return
     status[j] = KILLED
@@ -228,7 +300,7 @@ def kill(j, n, mode, part, status, io_job, wlen, wheap, wkey, wreq,
     if io_job[k] == j:
         io_job[k] = -1
         if wlen[k] > 0:
-            _touch(k, touched, flag, meta)
+            touch(k, touched, flag, meta)
         return
     base = k * n
     size = wlen[k]

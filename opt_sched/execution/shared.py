@@ -38,6 +38,7 @@ from ..errors import OptionError
 from ..instance import Instance
 from . import shared_kernel as sk
 from .base import JobPhases
+from .stepping import take_pending
 
 __all__ = ["RateRecord", "Shared", "parse_eta"]
 
@@ -137,12 +138,8 @@ class Shared:
     def attach(self, instance: Instance) -> None:
         jobs = instance.jobs
         n = len(jobs)
-        counts = np.fromiter((j.iterations for j in jobs), np.int64, n)
-        off = np.zeros(n + 1, np.int64)
-        np.cumsum(counts, out=off[1:])
+        off, w, v = instance.phase_arrays
         nph = int(off[-1])
-        w = np.fromiter((x for j in jobs for x in j.compute), float, nph)
-        v = np.fromiter((x for j in jobs for x in j.io_volume), float, nph)
         bands = np.asarray([p.bandwidth for p in instance.platform.partitions])
         R = len(bands)
         caps = bands.copy() if self.max_rate is None else np.minimum(
@@ -185,9 +182,7 @@ class Shared:
 
     def _flush(self, now: float) -> None:
         if self._pending:
-            jobs = np.fromiter((j for j, _ in self._pending), np.int64)
-            parts = np.fromiter((k for _, k in self._pending), np.int64)
-            self._pending.clear()
+            jobs, parts = take_pending(self._pending)
             s = self._s
             sk.start_jobs(jobs, parts, now, s["ph_off"], s["part"], s["cur"],
                           s["status"], s["jstart"], s["ev_t"], s["ev_p"], s["heap"],

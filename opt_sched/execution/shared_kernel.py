@@ -36,7 +36,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..borrow import borrow
 from ..simulation.kernel import _ev_push, _ev_remove_root, _w_pop, _w_push
+from .stepping import HSIZE, SEQ, TOUCHED, touch
 
 __all__ = ["advance", "kill", "settle", "start_jobs"]
 
@@ -45,24 +47,29 @@ DONE = 2
 KILLED = 3
 
 _SEQ_BITS = 1 << 56
-_HSIZE = 0
-_SEQ = 1
-_TOUCHED = 2
+_HSIZE = HSIZE
+_SEQ = SEQ
+_TOUCHED = TOUCHED
 _NSEG = 3
-
-
-@njit(cache=True, inline="always")
-def _touch(k, touched, flag, meta):
-    if not flag[k]:
-        flag[k] = True
-        touched[meta[_TOUCHED]] = k
-        meta[_TOUCHED] += 1
 
 
 @njit(cache=True)
 def start_jobs(jobs, parts, t, ph_off, part, cur, status, jstart,
                ev_t, ev_p, heap, meta, w, cstart):
     """Start ``jobs[m]`` on ``parts[m]`` at ``t`` (first compute phase)."""
+    jobs = borrow(jobs)
+    parts = borrow(parts)
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    cstart = borrow(cstart)
     for m in range(jobs.shape[0]):
         j = jobs[m]
         part[j] = parts[m]
@@ -180,7 +187,7 @@ def _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t, ev_p, heap,
                             act, m_k, pos, t_last, svc, tau, sumw, hsz, zeros,
                             ended, count)
         node_next[k] = np.inf
-        _touch(k, touched, flag, meta)
+        touch(k, touched, flag, meta)
     while meta[_HSIZE] > 0 and ev_t[heap[0]] == t:
         j = heap[0]
         meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
@@ -208,7 +215,7 @@ def _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t, ev_p, heap,
             pos[j] = m_k[k]
         m_k[k] += 1
         node_next[k] = np.inf
-        _touch(k, touched, flag, meta)
+        touch(k, touched, flag, meta)
     return count
 
 
@@ -307,6 +314,45 @@ def advance(until, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
     """As :func:`opt_sched.execution.exclusive_kernel.advance`: whole instants
     until one where jobs end, or up to ``until``; the rates of that instant
     are left to :func:`settle`."""
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    v = borrow(v)
+    cstart = borrow(cstart)
+    iostart = borrow(iostart)
+    ioend = borrow(ioend)
+    rem = borrow(rem)
+    rate = borrow(rate)
+    wgt = borrow(wgt)
+    act = borrow(act)
+    m_k = borrow(m_k)
+    pos = borrow(pos)
+    t_last = borrow(t_last)
+    lam = borrow(lam)
+    node_next = borrow(node_next)
+    svc = borrow(svc)
+    tau = borrow(tau)
+    sumw = borrow(sumw)
+    hsz = borrow(hsz)
+    zeros = borrow(zeros)
+    bands = borrow(bands)
+    caps = borrow(caps)
+    eta_m = borrow(eta_m)
+    eta_v = borrow(eta_v)
+    seg_node = borrow(seg_node)
+    seg_t = borrow(seg_t)
+    seg_lam = borrow(seg_lam)
+    order = borrow(order)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    ended = borrow(ended)
     while True:
         while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
             meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
@@ -336,6 +382,45 @@ def settle(t, n, virtual, ph_off, part, cur, status, jstart, ev_t, ev_p,
            eta_m, eta_v, seg_node, seg_t, seg_lam, order, touched, flag, ended):
     """Finish instant ``t``: apply the events the new starts created; if jobs
     end, return their count, else recompute the touched nodes' rates."""
+    ph_off = borrow(ph_off)
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    jstart = borrow(jstart)
+    ev_t = borrow(ev_t)
+    ev_p = borrow(ev_p)
+    heap = borrow(heap)
+    meta = borrow(meta)
+    w = borrow(w)
+    v = borrow(v)
+    cstart = borrow(cstart)
+    iostart = borrow(iostart)
+    ioend = borrow(ioend)
+    rem = borrow(rem)
+    rate = borrow(rate)
+    wgt = borrow(wgt)
+    act = borrow(act)
+    m_k = borrow(m_k)
+    pos = borrow(pos)
+    t_last = borrow(t_last)
+    lam = borrow(lam)
+    node_next = borrow(node_next)
+    svc = borrow(svc)
+    tau = borrow(tau)
+    sumw = borrow(sumw)
+    hsz = borrow(hsz)
+    zeros = borrow(zeros)
+    bands = borrow(bands)
+    caps = borrow(caps)
+    eta_m = borrow(eta_m)
+    eta_v = borrow(eta_v)
+    seg_node = borrow(seg_node)
+    seg_t = borrow(seg_t)
+    seg_lam = borrow(seg_lam)
+    order = borrow(order)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    ended = borrow(ended)
     count = _apply_instant(t, n, virtual, ph_off, part, cur, status, ev_t,
                            ev_p, heap, meta, w, v, cstart, iostart, ioend, rem,
                            rate, wgt, act, m_k, pos, t_last, lam, node_next,
@@ -353,6 +438,25 @@ def kill(j, t, n, virtual, part, cur, status, iostart, ioend, rem, rate, wgt,
          act, m_k, pos, t_last, lam, node_next, svc, sumw, touched, flag, meta):
     """Stop running job ``j`` at ``t``; an I/O phase in progress is cut (in
     virtual mode its heap entry goes stale)."""
+    part = borrow(part)
+    cur = borrow(cur)
+    status = borrow(status)
+    iostart = borrow(iostart)
+    ioend = borrow(ioend)
+    rem = borrow(rem)
+    rate = borrow(rate)
+    wgt = borrow(wgt)
+    act = borrow(act)
+    m_k = borrow(m_k)
+    pos = borrow(pos)
+    t_last = borrow(t_last)
+    lam = borrow(lam)
+    node_next = borrow(node_next)
+    svc = borrow(svc)
+    sumw = borrow(sumw)
+    touched = borrow(touched)
+    flag = borrow(flag)
+    meta = borrow(meta)
     if status[j] != RUNNING:
         return
     status[j] = KILLED
@@ -373,4 +477,4 @@ def kill(j, t, n, virtual, part, cur, status, iostart, ioend, rem, rate, wgt,
         pos[j] = -1
     m_k[k] -= 1
     node_next[k] = np.inf
-    _touch(k, touched, flag, meta)
+    touch(k, touched, flag, meta)

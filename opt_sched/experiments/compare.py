@@ -20,7 +20,7 @@ support the instance is skipped and its reason is listed in
 :func:`~opt_sched.validation.assert_feasible` and is measured by
 :func:`~opt_sched.metrics.summary`. The gap to the best makespan lower bound
 ``L`` (:func:`~opt_sched.bounds.lower_bound`, valid for every schedule of the
-instance) is :func:`~.relative_gap.relative_gap` (SPEC §7).
+instance) is :func:`~opt_sched.objectives.relative_gap` (SPEC §7).
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def compare(instance: Instance, *, heuristics: Sequence[str | Method] | None = N
     from .. import validation
     from ..bounds import lower_bound
     from ..metrics import summary
-    from .relative_gap import relative_gap
+    from ..objectives import gap_or_nan
 
     runs, skipped = compare_methods(instance, heuristics=heuristics,
                                     policies=policies, io_nodes=io_nodes)
@@ -160,7 +160,7 @@ def compare(instance: Instance, *, heuristics: Sequence[str | Method] | None = N
             "delay": float(m["delay_node_time"]),
             "idle": float(m["idle_node_time"]),
             "lower_bound": bound,
-            "gap": relative_gap(makespan, bound),
+            "gap": gap_or_nan(makespan, bound),
         })
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table.attrs["skipped"] = [tuple(s) for s in skipped]

@@ -3,7 +3,7 @@
 For each instance the exact layer (:func:`opt_sched.solve`) is run once with a
 time limit; its proven lower bound is combined with the combinatorial bounds
 of :mod:`opt_sched.bounds` into the best bound ``L``. Every heuristic schedule
-is validated, and its gap is :func:`~.relative_gap.relative_gap`
+is validated, and its gap is :func:`~opt_sched.objectives.relative_gap`
 
 .. math:: \\text{gap} = (x - L) / L
 
@@ -38,7 +38,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,20 +46,21 @@ import pandas as pd
 
 from ..errors import InstanceError, OptionError, UserError
 from ..instance import Instance
-from ..schedule import Schedule
+from ..objectives import OBJECTIVES, objective_value
 
 __all__ = ["COLUMNS", "expand_paths", "gap_table", "problem_of", "read_inputs"]
 
 COLUMNS = ("instance", "problem", "objective", "method", "value", "lower_bound",
            "bound_is_optimum", "gap", "exact_status", "seconds")
-OBJECTIVES = ("makespan", "max-stretch")
-
-
 def problem_of(instance: Instance) -> str:
-    """The problem an instance poses (see the module docstring)."""
+    """The problem an instance poses (see the module docstring): planning
+    with named-resource demands, IO-SCHED when every job's partition is
+    fixed (:func:`opt_sched.operations.is_one_pack`), else HPC-IO."""
+    from ..operations import is_one_pack
+
     if any(job.demands for job in instance.jobs):
         return "planning"
-    if instance.is_mapped:
+    if is_one_pack(instance):
         return "io-sched"
     return "hpc-io"
 
@@ -127,18 +128,12 @@ class _Task:
     seed: int
 
 
-def _objective_value(instance: Instance, schedule: Schedule, objective: str) -> float:
-    if objective == "makespan":
-        return schedule.makespan(instance)
-    return schedule.max_stretch(instance)
-
-
 def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
     """Solve one instance and run its methods; its rows, solver row first."""
     from .. import methods, validation
     from ..bounds import lower_bound
     from ..exact import solve
-    from .relative_gap import relative_gap
+    from ..objectives import gap_or_nan
 
     instance = task.instance
     result = solve(instance, problem=task.problem, objective=task.objective,
@@ -155,7 +150,7 @@ def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
         return {"instance": instance.name, "problem": task.problem,
                 "objective": task.objective, "method": method, "value": value,
                 "lower_bound": bound, "bound_is_optimum": optimal,
-                "gap": relative_gap(value, bound), "exact_status": str(result.status),
+                "gap": gap_or_nan(value, bound), "exact_status": str(result.status),
                 "seconds": seconds}
 
     rows = [row(task.solver, result.objective, result.wall_time)]
@@ -163,7 +158,7 @@ def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
         started = time.perf_counter()
         schedule = methods.method(spec).run(instance, seed=task.seed)
         validation.assert_feasible(instance, schedule)
-        value = _objective_value(instance, schedule, task.objective)
+        value = objective_value(instance, schedule, task.objective)
         rows.append(row(spec, value, time.perf_counter() - started))
     return task.position, rows
 
@@ -199,7 +194,8 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
               methods: str | Sequence[str] | None = None, time_limit: float = 10.0,
               solver: str = "cpsat", objective: str = "makespan",
               num_workers: int = 2, seed: int = 0, workers: int = 1,
-              out: str | os.PathLike | None = None, progress: bool = True
+              out: str | os.PathLike | None = None, progress: bool = True,
+              on_row: Callable[[dict[str, object]], None] | None = None
               ) -> pd.DataFrame:
     """One row per instance x method (the exact solver included).
 
@@ -227,6 +223,9 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         module docstring), then in the final order.
     progress
         Progress and skipped methods on stderr.
+    on_row
+        Called with every finished row, as soon as its instance is done (the
+        command line keeps them for its Ctrl-C line).
 
     Returns
     -------
@@ -279,6 +278,9 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         finished[position] = rows
         if sink is not None:
             sink.add(rows)
+        if on_row is not None:
+            for row in rows:
+                on_row(row)
         head = rows[0]
         value = "-" if head["value"] is None else f"{head['value']:.6g}"
         _say(progress, f"[{len(finished)}/{len(tasks)}] {head['instance']}: "

@@ -141,8 +141,8 @@ def synthetic_task(alpha_gen: float, seed: int, io_nodes: Sequence[int] = IO_NOD
     """
     from .. import methods
     from ..bounds import lower_bound
+    from ..objectives import gap_or_nan
     from ..workloads import generate_ics2020
-    from .relative_gap import relative_gap
 
     base = generate_ics2020(alpha_gen, seed, n_jobs=n_jobs)
     alpha = base.io_load()
@@ -162,7 +162,7 @@ def synthetic_task(alpha_gen: float, seed: int, io_nodes: Sequence[int] = IO_NOD
             row.update(_measure(instance, schedule))
             row["predicted_makespan"] = predicted_makespan(instance, schedule.packs)
             row["lower_bound"] = bound
-            row["gap"] = relative_gap(row["makespan"], bound)
+            row["gap"] = gap_or_nan(row["makespan"], bound)
             rows.append(row)
     return rows
 
@@ -176,9 +176,9 @@ def tucan_task(batch: float, bounds: bool = True
     """
     from .. import methods
     from ..bounds import lower_bound
+    from ..objectives import gap_or_nan
     from ..simulation import POLICY_NAMES
     from ..workloads import tucan_workload
-    from .relative_gap import relative_gap
 
     instance = tucan_workload(batch)
     bound = lower_bound(instance, "makespan") if bounds else math.nan
@@ -188,7 +188,7 @@ def tucan_task(batch: float, bounds: bool = True
         row = {"batch": batch, "policy": policy}
         row.update(_measure(instance, schedule))
         row["lower_bound"] = bound
-        row["gap"] = relative_gap(row["makespan"], bound)
+        row["gap"] = gap_or_nan(row["makespan"], bound)
         rows.append(row)
         for app, stretch in schedule.stretches(instance).items():
             apps.append({"batch": batch, "policy": policy, "app": app,

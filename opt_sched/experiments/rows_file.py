@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import OutputError
+from ..files import atomic_write_text
 
 __all__ = ["RowsFile"]
 
@@ -62,18 +63,5 @@ class RowsFile:
         self._write()
 
     def _write(self) -> None:
-        temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            with open(temp, "w", newline="") as handle:
-                pd.DataFrame(self.rows, columns=self.columns).to_csv(handle,
-                                                                     index=False)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, self.path)
-        except OSError as err:
-            temp.unlink(missing_ok=True)
-            reason = err.strerror or type(err).__name__
-            raise OutputError(f"{self.path}: cannot write ({reason})") from None
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        atomic_write_text(self.path, pd.DataFrame(self.rows, columns=self.columns)
+                          .to_csv(index=False))

@@ -78,4 +78,4 @@ ONE_PACK = MethodEntry(
     summary="each partition runs all its jobs as one pack (IO-SCHED, seed 003 "
             "§6.1)",
     build=_build, supports=_supports, policy=True, problems=("io-sched",),
-    defaults=("one-pack/*",))
+    defaults=("one-pack/*",), warm_starts=("one-pack/*",), warm_rank=0)

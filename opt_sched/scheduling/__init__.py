@@ -8,7 +8,16 @@ the registered start rules.
   :class:`JobTable` (what schedulers may know), :class:`Cluster` (the view).
 - :mod:`.replay` -- :func:`replay`, the engine.
 - :mod:`.plan` -- :class:`PlanScheduler`: a batch plan as a start rule.
-- one module per scheduler, registered in :data:`SCHEDULERS`.
+- one module per scheduler, registered in :data:`SCHEDULERS`: ``fcfs``,
+  ``easy`` and ``conservative`` (batsched's EASY and conservative
+  backfilling, :mod:`.easy`, :mod:`.conservative`), ``io-easy`` (seed 000's
+  I/O-aware list scheduling, :mod:`.io_aware`), ``herbein`` (Herbein et
+  al.'s bandwidth-limited backfilling, :mod:`.herbein`). The backfilling ones
+  share :mod:`.backfilling` (their Python side), :mod:`.backfill_kernel`
+  (their one, compiled, implementation: lanes, reservations, the passes),
+  :mod:`.profile` (the availability profile), :mod:`.queue_order`
+  (``order="fcfs"|"sjf"``) and :mod:`.bandwidth` (bandwidth rules); without
+  I/O the engine runs them in :mod:`.fused` (one compiled loop).
 
 Adding a scheduler: one module with a class that follows
 :class:`Scheduler`, plus one line in :data:`SCHEDULERS` (or
@@ -22,7 +31,11 @@ from typing import Any
 
 from ..errors import OptionError
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
+from .conservative import ConservativeBackfilling
+from .easy import EasyBackfilling
 from .fcfs import FCFS
+from .herbein import HerbeinEasy
+from .io_aware import IOAwareEasy
 from .packs import PackScheduling
 from .plan import PlanScheduler
 from .replay import replay
@@ -31,6 +44,10 @@ __all__ = [
     "FCFS",
     "SCHEDULERS",
     "Cluster",
+    "ConservativeBackfilling",
+    "EasyBackfilling",
+    "HerbeinEasy",
+    "IOAwareEasy",
     "JobTable",
     "PackScheduling",
     "PlanScheduler",
@@ -45,6 +62,10 @@ __all__ = [
 
 SCHEDULERS: dict[str, Callable[..., Scheduler]] = {
     "fcfs": FCFS,
+    "easy": EasyBackfilling,
+    "conservative": ConservativeBackfilling,
+    "io-easy": IOAwareEasy,
+    "herbein": HerbeinEasy,
     "packs": PackScheduling,
 }
 """Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`)."""

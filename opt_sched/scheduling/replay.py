@@ -24,9 +24,12 @@ job twice, :class:`~opt_sched.errors.InternalError` names the job.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
-from collections.abc import Callable, Sequence
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -40,13 +43,14 @@ __all__ = ["replay"]
 
 class _Cluster:
     """The engine's machine state; schedulers read it through
-    :class:`~opt_sched.scheduling.base.Cluster`."""
+    :class:`~opt_sched.scheduling.base.Cluster`. The free machines of a
+    partition are one Python ``int`` (bit ``m`` set: machine ``m`` free)."""
 
     def __init__(self, instance: Instance) -> None:
         parts = instance.platform.partitions
         self._sizes = [p.nodes for p in parts]
         self._bands = [p.bandwidth for p in parts]
-        self._free = [np.ones(p.nodes, np.bool_) for p in parts]
+        self._free = [(1 << p.nodes) - 1 for p in parts]
         self._free_count = list(self._sizes)
         self._running: dict[int, RunningJob] = {}
         self._waiting: dict[int, None] = {}
@@ -65,7 +69,7 @@ class _Cluster:
         return self._free_count[partition]
 
     def free_machines(self, partition: int) -> Sequence[int]:
-        return np.flatnonzero(self._free[partition])
+        return _numbers(self._free[partition])
 
     @property
     def running(self) -> dict[int, RunningJob]:
@@ -93,29 +97,84 @@ class _Cluster:
                 raise InternalError(
                     f"scheduler {name!r} started job {ids[job]!r} (nodes={nodes}) at "
                     f"t={now:g} with {self._free_count[k]} free machines")
-            machines = np.flatnonzero(free)[:nodes]
+            held = tuple(_numbers(free, nodes))
+            mask = _mask(held)
         else:
-            machines = np.asarray(start.machines, np.int64)
-            if (len(machines) != nodes or len(np.unique(machines)) != nodes
-                    or (nodes and (machines.min() < 0
-                                   or machines.max() >= self._sizes[k]))
-                    or not free[machines].all()):
+            mask = 0
+            size = self._sizes[k]
+            try:
+                held = tuple(operator.index(m) for m in start.machines)
+            except TypeError:
+                held, mask = tuple(start.machines), -1
+            for m in held:
+                if mask < 0 or not 0 <= m < size:
+                    mask = -1
+                    break
+                mask |= 1 << m
+            if (mask < 0 or len(held) != nodes or mask.bit_count() != nodes
+                    or free & mask != mask):
                 raise InternalError(
                     f"scheduler {name!r} started job {ids[job]!r} (nodes={nodes}) at "
-                    f"t={now:g} on machines {list(machines)!r} of partition {k}, "
+                    f"t={now:g} on machines {list(held)!r} of partition {k}, "
                     f"which are not {nodes} distinct free machines")
-        free[machines] = False
+        self._free[k] = free & ~mask
         self._free_count[k] -= nodes
         del self._waiting[job]
-        held = tuple(int(m) for m in machines)
         self._running[job] = RunningJob(job, k, held, now, now + estimate)
         return held
 
     def release(self, job: int) -> RunningJob:
         run = self._running.pop(job)
-        self._free[run.partition][list(run.machines)] = True
+        self._free[run.partition] |= _mask(run.machines)
         self._free_count[run.partition] += len(run.machines)
         return run
+
+
+_WIDE = 512
+"""Above this many machines, bit sets are converted with numpy (a Python
+loop over a wide ``int`` is quadratic: every step copies it)."""
+
+
+def _numbers(mask: int, limit: int | None = None) -> list[int]:
+    """The set bits of ``mask``, increasing (the first ``limit`` of them)."""
+    if mask.bit_length() > _WIDE:
+        raw = np.frombuffer(mask.to_bytes((mask.bit_length() + 7) // 8, "little"),
+                            np.uint8)
+        bits = np.flatnonzero(np.unpackbits(raw, bitorder="little"))
+        return bits[:limit].tolist()
+    out = []
+    while mask and (limit is None or len(out) < limit):
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _mask(machines: Sequence[int]) -> int:
+    """The bit set of ``machines``."""
+    if len(machines) > _WIDE // 8:
+        bits = np.zeros(max(machines) + 1, np.bool_)
+        bits[list(machines)] = True
+        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(),
+                              "little")
+    mask = 0
+    for m in machines:
+        mask |= 1 << m
+    return mask
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: a replay allocates a few objects
+    per job and makes no cycles, and collections triggered by those
+    allocations would traverse the whole (large) instance again and again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _make_scheduler(scheduler: str | Scheduler) -> Scheduler:
@@ -134,52 +193,12 @@ def _make_model(execution: object, policy: str):
     return execution
 
 
-def replay(instance: Instance, scheduler: str | Scheduler,
-           execution: object = "exclusive", *, policy: str = "fifo",
-           estimate: str = "walltime", kill_at_walltime: bool = False,
-           progress: Callable[[int, int], None] | None = None) -> Schedule:
-    """Replay ``instance`` (its jobs arrive at their releases) under an
-    online ``scheduler`` and an ``execution`` model.
-
-    Parameters
-    ----------
-    instance
-        The workload: releases are submit times, ``walltime`` the requested
-        times, phases the real work.
-    scheduler
-        A :class:`~opt_sched.scheduling.base.Scheduler`, or a registered
-        name (:data:`opt_sched.scheduling.SCHEDULERS`).
-    execution
-        An :class:`~opt_sched.execution.base.ExecutionModel`, or a registered
-        name (:data:`opt_sched.execution.EXECUTION_MODELS`), built with
-        ``policy`` (the I/O list policy of the exclusive model).
-    estimate
-        What schedulers see as ``e_i``: ``"walltime"`` or ``"exact"``
-        (:func:`~opt_sched.scheduling.base.job_table`).
-    kill_at_walltime
-        Kill a job still running at ``S_i + e_i`` (Slurm's behaviour); by
-        default it runs on. A killed job is marked ``killed_at`` in the
-        schedule.
-    progress
-        Called as ``progress(ended, total)`` every few hundred job ends.
-
-    Returns
-    -------
-    Schedule
-        Every job, with its partition, machines and phase times;
-        ``execution`` is the model's name, ``info`` counts killed jobs.
-    """
-    sched = _make_scheduler(scheduler)
-    model = _make_model(execution, policy)
-    jobs = job_table(instance, estimate)
-    if kill_at_walltime and estimate != "walltime":
-        raise OptionError("kill_at_walltime needs estimate='walltime'")
+def _run_stepped(sched: Scheduler, model, jobs, cluster: _Cluster, name: str,
+                 kill_at_walltime: bool,
+                 progress: Callable[[int, int], None] | None, report_every: int):
+    """The event loop, one Python call per event: ``(machines held, partition
+    of each job, killed_at)``."""
     n = len(jobs)
-    cluster = _Cluster(instance)
-    sched.attach(jobs, cluster)
-    model.attach(instance)
-    name = getattr(sched, "name", type(sched).__name__)
-
     waiting_preds = [len(a) for a in jobs.after]
     successors: list[list[int]] = [[] for _ in range(n)]
     for i, preds in enumerate(jobs.after):
@@ -195,7 +214,6 @@ def replay(instance: Instance, scheduler: str | Scheduler,
     parts = [0] * n
     killed_at: dict[int, float] = {}
     ended_count = 0
-    report_every = max(1, n // 200)
 
     def end(t: float, ended: Sequence[int], killed: bool) -> None:
         nonlocal ended_count
@@ -254,14 +272,125 @@ def replay(instance: Instance, scheduler: str | Scheduler,
                 _, i = heapq.heappop(arrivals)
                 cluster._waiting[i] = None
                 sched.submit(t, i)
-    out = []
-    for i, job in enumerate(instance.jobs):
-        ph = model.phases(i)
-        out.append(JobSchedule(job.id, parts[i], ph.compute_starts, ph.io_starts,
-                               io_ends=ph.io_ends, machines=held[i],
-                               killed_at=killed_at.get(i)))
+    return held, parts, killed_at
+
+
+def _fused(sched: Scheduler, model, jobs, kill_at_walltime: bool, report_every: int):
+    """A :class:`~opt_sched.scheduling.fused.FusedRun` when the model has
+    nothing to simulate (no I/O) and the scheduler has compiled passes with
+    a static queue order; else ``None``."""
+    spec = getattr(sched, "fused_spec", None)
+    lengths = getattr(model, "job_lengths", None)
+    if spec is None or lengths is None:
+        return None
+    spec = spec()
+    length = lengths()
+    if spec is None or length is None:
+        return None
+    from .fused import FusedRun
+
+    return FusedRun(sched, spec[0], spec[1], jobs.submit, length, jobs.estimate,
+                    jobs.after, kill_at_walltime, report_every)
+
+
+def _run_fused(fused, name: str, jobs, progress, report_every: int):
+    """Run a fused replay, reporting progress between its pauses."""
+    from .fused import PAUSED, STUCK
+
+    n = len(jobs)
+    reported = 0
+    while True:
+        status = fused.run()
+        if progress is not None:
+            for mark in range(reported + 1, fused.ended // report_every + 1):
+                progress(mark * report_every, n)
+            reported = fused.ended // report_every
+        if status == STUCK:
+            left = [jobs.ids[j] for j in fused.waiting()]
+            raise InternalError(
+                f"scheduler {name!r} left {n - fused.ended} jobs unfinished "
+                f"(waiting: {left[:5]!r}) with nothing left to happen")
+        if status != PAUSED:
+            break
+    parts = fused.scheduler._st[0][:, 1].tolist()
+    killed_at = {j: t for j, t in enumerate(fused.killed_t.tolist()) if t == t}
+    return fused.machines(), parts, killed_at
+
+
+def replay(instance: Instance, scheduler: str | Scheduler,
+           execution: object = "exclusive", *, policy: str = "fifo",
+           estimate: str = "walltime", kill_at_walltime: bool = False,
+           progress: Callable[[int, int], None] | None = None,
+           record_machines: bool = True) -> Schedule:
+    """Replay ``instance`` (its jobs arrive at their releases) under an
+    online ``scheduler`` and an ``execution`` model.
+
+    Parameters
+    ----------
+    instance
+        The workload: releases are submit times, ``walltime`` the requested
+        times, phases the real work.
+    scheduler
+        A :class:`~opt_sched.scheduling.base.Scheduler`, or a registered
+        name (:data:`opt_sched.scheduling.SCHEDULERS`).
+    execution
+        An :class:`~opt_sched.execution.base.ExecutionModel`, or a registered
+        name (:data:`opt_sched.execution.EXECUTION_MODELS`), built with
+        ``policy`` (the I/O list policy of the exclusive model).
+    estimate
+        What schedulers see as ``e_i``: ``"walltime"`` or ``"exact"``
+        (:func:`~opt_sched.scheduling.base.job_table`).
+    kill_at_walltime
+        Kill a job still running at ``S_i + e_i`` (Slurm's behaviour); by
+        default it runs on. A killed job is marked ``killed_at`` in the
+        schedule.
+    progress
+        Called as ``progress(ended, total)`` every few hundred job ends.
+    record_machines
+        Give every job its machine numbers in the schedule (Batsim's
+        ``allocated_resources``; rule 4 is then checked per machine). Off,
+        the schedule states only node counts: the machines are still
+        assigned and checked by the engine, but a batch of jobs holding tens
+        of thousands of machines each (seed 000's Mira workloads) is not
+        stored and validated machine by machine.
+
+    Returns
+    -------
+    Schedule
+        Every job, with its partition, machines and phase times;
+        ``execution`` is the model's name, ``info`` counts killed jobs.
+    """
+    with _gc_paused():
+        sched = _make_scheduler(scheduler)
+        model = _make_model(execution, policy)
+        jobs = job_table(instance, estimate)
+        if kill_at_walltime and estimate != "walltime":
+            raise OptionError("kill_at_walltime needs estimate='walltime'")
+        cluster = _Cluster(instance)
+        sched.attach(jobs, cluster)
+        model.attach(instance)
+        name = getattr(sched, "name", type(sched).__name__)
+        report_every = max(1, len(jobs) // 200)
+        fused = _fused(sched, model, jobs, kill_at_walltime,
+                       report_every if progress is not None else len(jobs) + 1)
+        if fused is not None:
+            held, parts, killed_at = _run_fused(fused, name, jobs, progress,
+                                                report_every)
+            model.adopt(fused.start_t.tolist(), killed_at)
+        else:
+            held, parts, killed_at = _run_stepped(sched, model, jobs, cluster, name,
+                                                  kill_at_walltime, progress,
+                                                  report_every)
+        all_phases = getattr(model, "all_phases", None)
+        phases = (all_phases() if all_phases is not None
+                  else [model.phases(i) for i in range(len(jobs))])
+        out = [JobSchedule(job.id, parts[i], ph.compute_starts, ph.io_starts,
+                           io_ends=ph.io_ends,
+                           machines=held[i] if record_machines else None,
+                           killed_at=killed_at.get(i))
+               for i, (job, ph) in enumerate(zip(instance.jobs, phases))]
+        record = model.record().to_dict() if hasattr(model, "record") else None
     info: dict[str, object] = {"scheduler": name, "execution": model.name,
                                "killed": len(killed_at)}
-    record = model.record().to_dict() if hasattr(model, "record") else None
     return Schedule(tuple(out), method=name, info=info, execution=model.name,
                     execution_record=record)

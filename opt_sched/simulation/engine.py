@@ -130,13 +130,9 @@ def _phase_arrays(instance: Instance, program: Program,
     """Per-phase ``w``, ``d = v / b_k(i)``, policy ``key`` and work done
     ``P_ij``, job after job."""
     jobs = instance.jobs
-    counts = np.fromiter((job.iterations for job in jobs), np.int64, len(jobs))
-    off = np.zeros(len(jobs) + 1, np.int64)
-    np.cumsum(counts, out=off[1:])
-    job_of = np.repeat(np.arange(len(jobs)), counts)
+    off, w, v = instance.phase_arrays
+    job_of = np.repeat(np.arange(len(jobs)), np.diff(off))
     bands = np.asarray([p.bandwidth for p in instance.platform.partitions])
-    w = np.fromiter((x for job in jobs for x in job.compute), np.float64, off[-1])
-    v = np.fromiter((x for job in jobs for x in job.io_volume), np.float64, off[-1])
     d = v / bands[np.asarray(program.partition, np.int64)][job_of]
     table = PhaseTable(job_of, off, w, d)
     key = (np.zeros(len(w)) if policy.phase_key is None

@@ -39,12 +39,11 @@ class Plan(Protocol):
 
 
 def _default_partition(instance: Instance, job_index: int, plan: str) -> int:
-    """``job.partition``, or 0 on a single-partition platform."""
+    """The job's partition (:meth:`Instance.effective_partition`)."""
     job = instance.jobs[job_index]
-    if job.partition is not None:
-        return job.partition
-    if instance.platform.num_partitions == 1:
-        return 0
+    partition = instance.effective_partition(job)
+    if partition is not None:
+        return partition
     raise PlanError(f"job {job.id!r}: partition is not set and {plan} cannot choose "
                     f"one among {instance.platform.num_partitions} partitions")
 

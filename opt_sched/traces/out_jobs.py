@@ -32,9 +32,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import ScheduleFormatError
+from ..files import atomic_write_text
 from ..instance import Instance
 from ..schedule import Schedule
-from .atomic import atomic_write_text
 from .trace import Trace
 
 __all__ = ["OUT_JOBS_COLUMNS", "interval_set", "out_jobs_rows", "parse_interval_set",

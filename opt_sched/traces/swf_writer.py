@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import atomic_write_text
 from ..instance import Instance
 from ..schedule import Schedule
-from .atomic import atomic_write_text
 from .swf_format import (
     ALLOCATED,
     CPU,

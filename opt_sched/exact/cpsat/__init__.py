@@ -1,10 +1,18 @@
-"""CP-SAT (OR-Tools) models: IO-SCHED, HPC-IO and its pack variant.
+"""The CP-SAT family's machinery, shared by the CP-SAT models of every
+problem (``opt_sched.exact.<problem>.cpsat``):
 
-Each model is a class split into variables, constraints (one named method
-per constraint group) and objective; ``models/*-cpsat.md`` documents them.
-Use them through :func:`opt_sched.solve` (``solver="cpsat"``).
+- :mod:`.settings` -- the options records (:class:`CpsatSettings` and its
+  extension per model) and configured solvers;
+- :mod:`.common` -- the time grid, the job data in ticks, structures of
+  schedules, the left-shift re-timer;
+- :mod:`.base` -- the skeleton of the scheduling models (IO-SCHED, HPC-IO,
+  packs);
+- :mod:`.search` -- the one solve loop (ladder, optimise, bisect), with
+  :mod:`.probing` (the "objective <= T?" questions) and :mod:`.interrupt`
+  (Ctrl-C stops a search).
 """
 
-from .common import CpsatSettings, ModelData, Structure, TimeGrid, choose_grid
+from .common import ModelData, Structure, TimeGrid, choose_grid
+from .settings import CpsatSettings
 
 __all__ = ["CpsatSettings", "ModelData", "Structure", "TimeGrid", "choose_grid"]

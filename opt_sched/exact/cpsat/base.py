@@ -1,10 +1,13 @@
-"""The skeleton every CP-SAT model of opt_sched follows.
+"""The skeleton every CP-SAT scheduling model (IO-SCHED, HPC-IO, packs)
+follows.
 
 A model is built in three steps, each a method: :meth:`CpsatModel._variables`,
 :meth:`CpsatModel._constraints` (one named method per constraint group, in a
 fixed order) and :meth:`CpsatModel._objective`; :meth:`CpsatModel.solve` runs
-CP-SAT and turns its answer into a continuous, re-timed schedule with a bound
-that is valid for the continuous problem (``models/io-sched-cpsat.md``).
+the one solve loop (:func:`opt_sched.exact.cpsat.search.minimise`) and turns
+its answer into a continuous, re-timed schedule with a bound that is valid
+for the continuous problem (``models/io-sched-cpsat.md``), as a raw
+:class:`~opt_sched.exact.result.Outcome`.
 
 Shared notation (ticks, see :mod:`.common`): ``S_i`` job start, ``C_i`` job
 completion, ``s_iq`` start of operation ``q`` (the ``q``-th positive-volume
@@ -14,45 +17,45 @@ partition ``k``, ``tail_i`` the compute time after the last operation.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ortools.sat.python import cp_model
+
 from ...errors import OptionError, SolverError
-from ...schedule import Schedule
+from ...objectives import check_objective
+from ..deadline import Deadline
+from ..result import Outcome, SolveStatus
 from .common import (
-    CpsatSettings,
     ModelData,
     Retimed,
-    Stopwatch,
     Structure,
     continuous_lengths,
-    make_solver,
     retime,
     tick_lengths,
     to_schedule,
 )
-from .probing import BoundSearch, ObjectiveProbe
+from .search import Search, minimise
+from .settings import ScheduleCpsatSettings, make_solver
 
-__all__ = ["CpsatModel", "Outcome"]
+__all__ = ["CpsatModel", "default_portfolio"]
 
 
-@dataclass
-class Outcome:
-    """What a CP-SAT run gives back, already in continuous time.
+def default_portfolio(num_workers: int) -> dict[str, Any]:
+    """The portfolio of the scheduling models, chosen from measurements
+    (``models/io-sched-cpsat.md``, "Solver settings").
 
-    ``lower_bound`` is valid for the continuous problem (rounding errors
-    subtracted); ``status`` is the raw CP-SAT status name.
-    """
-
-    status: str
-    schedule: Schedule | None
-    lower_bound: float | None
-    wall_time: float
-    info: dict[str, Any] = field(default_factory=dict)
+    On 2 workers CP-SAT runs one full search (``num_full_subsolvers`` is 1
+    there) and interleaves its first-solution and LNS helpers on the other
+    thread; we make that full search the ``reduced_costs`` LP subsolver. On
+    more workers ``reduced_costs`` is added to CP-SAT's portfolio."""
+    if num_workers == 2:
+        return {"subsolvers": ["reduced_costs"]}
+    if num_workers > 2:
+        return {"extra_subsolvers": ["reduced_costs"]}
+    return {}
 
 
 class CpsatModel:
@@ -74,21 +77,23 @@ class CpsatModel:
         Structures of known schedules (heuristics). Re-timed in ticks they
         give an upper bound on the objective (and the horizon); the best one
         is the solution hint when ``settings.hints``.
+    deadline
+        Building the model stops with
+        :class:`~opt_sched.exact.deadline.OutOfTimeError` once it passes.
     """
 
     problem: ClassVar[str] = ""
 
-    def __init__(self, data: ModelData, objective: str, settings: CpsatSettings, *,
-                 lower_bound: float = 0.0, warm: Sequence[Structure] = ()) -> None:
-        from ortools.sat.python import cp_model
-
-        if objective not in ("makespan", "max-stretch"):
-            raise OptionError(f"objective={objective!r} is not one of makespan, "
-                              "max-stretch")
+    def __init__(self, data: ModelData, objective: str,
+                 settings: ScheduleCpsatSettings, *, lower_bound: float = 0.0,
+                 warm: Sequence[Structure] = (),
+                 deadline: Deadline | None = None) -> None:
+        check_objective(objective)
         self.cp = cp_model
         self.data = data
         self.objective_name = objective
         self.settings = settings
+        self.deadline = deadline
         self.scale = settings.stretch_scale
         self.continuous_lower = lower_bound
         self.model = cp_model.CpModel()
@@ -150,13 +155,19 @@ class CpsatModel:
         if not isinstance(var, int):
             self.model.add_hint(var, round(value))
 
+    def _check_time(self, i: int = 0) -> None:
+        """Stop building (at job ``i``) if the deadline passed."""
+        if self.deadline is not None:
+            self.deadline.check(f"building the CP-SAT {self.problem} model")
+
     def _evaluate_warm(self, warm: Sequence[Structure]
                        ) -> list[tuple[int, Structure, Retimed]]:
         """Objective (model units) of each warm structure re-timed in ticks."""
         out = []
         timing = tick_lengths(self.data)
         for structure in warm:
-            times = retime(self.data.instance, self.data.phases, structure, timing)
+            times = retime(self.data.instance, self.data.phases, structure, timing,
+                           self.deadline)
             out.append((self._model_value(times), structure, times))
         return out
 
@@ -219,6 +230,7 @@ class CpsatModel:
         self.io_intervals: list[list[Any]] = [[] for _ in range(self.num_partitions)]
         self.io_min_intervals: list[Any] = []
         for i in range(self.n):
+            self._check_time(i)
             starts, ends = [], []
             for q, lengths in enumerate(data.duration[i]):
                 s = model.new_int_var(0, horizon, f"s[{i},{q}]")
@@ -367,105 +379,48 @@ class CpsatModel:
         if not self.model.export_to_file(path):
             raise SolverError(f"export={path!r}: CP-SAT could not write the model")
 
-    def solve(self) -> Outcome:
-        """Run CP-SAT, re-time its answer at the true lengths, convert the bound.
+    def solve(self, deadline: Deadline) -> Outcome:
+        """Run the one solve loop with the time left on ``deadline``, re-time
+        its answer at the true lengths, convert its bound
+        (:func:`opt_sched.exact.cpsat.search.minimise`)."""
+        search = minimise(
+            self.model, self.obj, self.settings, deadline, self._make_solver,
+            lower=self.obj_low, incumbent=self.upper if self.warm else None,
+            ladder_params=self._ladder_params())
+        if search.bounds.infeasible and self.warm:
+            raise SolverError(f"CP-SAT: {self.problem} model infeasible although a "
+                              "warm schedule fits it (a bug)")
+        return self._outcome(search)
 
-        With ``settings.lower_bounding`` the solve has three phases
-        (``models/io-sched-cpsat.md``, "Solve phases"):
-
-        1. the *bound ladder* (at most ``ladder_share`` of the time limit):
-           "is there a solution of objective ``<= L``?" from the proven bound
-           ``L`` upwards (:meth:`.ObjectiveProbe.ladder`);
-        2. *optimisation* until ``lower_bounding_start`` of the time limit
-           (longer if it has no incumbent yet), with the objective's domain
-           starting at the bound the ladder proved;
-        3. *bisection* between bound and incumbent with the time left
-           (:meth:`.ObjectiveProbe.bisect`).
-
-        Without it, phase 2 alone runs for the whole limit.
-        """
-        clock = Stopwatch()
-        settings = self.settings
-        search = BoundSearch(lower=self.obj_low)
-        if self.warm:
-            search.offer(self.upper, None)  # the best warm schedule
-        probe = None
-        step = max(1, math.floor(settings.ladder_step * search.lower))
-        if settings.lower_bounding:
-            probe = ObjectiveProbe(self.model, self.obj.index, self._probe_solver,
-                                   {"use_strong_propagation_in_disjunctive": True})
-            probe.ladder(search, settings.ladder_share * settings.time_limit,
-                         probe_limit=max(0.5, 0.02 * settings.time_limit),
-                         step=step, params=self._ladder_params())
-        solver = search.solver if search.closed else self._optimise(search, clock)
-        if probe is not None and not search.closed and search.upper is not None:
-            probe.bisect(search, settings.time_limit - clock(), step=step)
-        return self._outcome(search, solver, clock())
-
-    def _probe_solver(self, time_limit: float, params: Mapping[str, Any]) -> Any:
-        """A solver for one probe: the settings, ``params`` under the user's."""
-        return make_solver(dataclasses.replace(
-            self.settings, time_limit=time_limit,
-            params={**dict(params), **dict(self.settings.params)}))
+    def _make_solver(self, time_limit: float, params: Mapping[str, Any]) -> Any:
+        """A solver for one phase: our portfolio, the phase's ``params``, then
+        the user's."""
+        return make_solver(self.settings, time_limit,
+                           default_portfolio(self.settings.num_workers), params)
 
     def _ladder_params(self) -> dict[str, Any]:
-        """On 2 workers (and no portfolio chosen by the user) the ladder's
-        questions run the ``no_lp`` full search: measured on the IO-SCHED
-        benchmark, it answers "``<= L``?" in 0.1 s where ``reduced_costs``
-        needs 5 s or more (``models/io-sched-cpsat.md``)."""
-        chosen = self.settings.subsolvers is not None or any(
-            name in self.settings.params for name in ("subsolvers", "extra_subsolvers"))
-        if self.settings.num_workers == 2 and not chosen:
+        """On 2 workers the ladder's questions run the ``no_lp`` full search
+        (``probe_subsolvers``): measured on the IO-SCHED benchmark, it answers
+        "``<= L``?" in 0.1 s where ``reduced_costs`` needs 5 s or more
+        (``models/io-sched-cpsat.md``). A user portfolio replaces it."""
+        if self.settings.num_workers == 2 and not self.settings.user_portfolio:
             return {"subsolvers": list(self.settings.probe_subsolvers)}
         return {}
 
-    def _optimise(self, search: BoundSearch, clock: Stopwatch) -> Any:
-        """Phase 2: minimise with ``objective >= L`` (proven by the ladder).
-
-        Updates ``search`` with the incumbent and CP-SAT's bound; returns the
-        solver (for its statistics)."""
-        cp = self.cp
-        settings = self.settings
-        domain = self.model.proto.variables[self.obj.index].domain
-        if search.lower > domain[0]:
-            self.model.add(self.obj >= search.lower)
-        share = settings.lower_bounding_start if settings.lower_bounding else 1.0
-        limit = max(0.05, settings.time_limit * share - clock())
-        solver = make_solver(dataclasses.replace(settings, time_limit=limit))
-        status = solver.solve(self.model)
-        if status == cp.UNKNOWN and settings.lower_bounding \
-                and search.upper is None and settings.time_limit - clock() > 0.05:
-            # no incumbent at all (not even a warm one): keep optimising
-            solver = make_solver(dataclasses.replace(
-                settings, time_limit=settings.time_limit - clock()))
-            status = solver.solve(self.model)
-        if status == cp.MODEL_INVALID:
-            raise SolverError(f"CP-SAT: model invalid ({self.model.validate()})")
-        if status == cp.INFEASIBLE:
-            if self.warm:
-                raise SolverError(f"CP-SAT: {self.problem} model infeasible although "
-                                  "a warm schedule fits it (a bug)")
-            search.infeasible = True
-        else:
-            search.record(solver, status)
-        return solver
-
-    def _outcome(self, search: BoundSearch, solver: Any, wall: float) -> Outcome:
+    def _outcome(self, result: Search) -> Outcome:
         """The answer in continuous time: re-timed schedule and converted bound."""
         data = self.data
+        search = result.bounds
         info: dict[str, Any] = {
             "tick": data.grid.tick, "exact_grid": data.grid.exact,
-            "horizon_ticks": self.horizon, "warm_value": self.upper}
-        if solver is not None:
-            info.update(branches=solver.num_branches, conflicts=solver.num_conflicts)
+            "horizon_ticks": self.horizon, "warm_value": self.upper, **result.info}
         if search.infeasible:
             info["cpsat_status"] = "INFEASIBLE"
-            return Outcome("infeasible", None, None, wall, info)
-        if search.rounds:
-            info.update(lower_bounding_rounds=search.rounds, probes=search.answers)
+            return Outcome(SolveStatus.INFEASIBLE, None, None, info)
+        lower = max(self.continuous_lower, self.continuous_bound(search.lower))
         if search.upper is None:
             info["cpsat_status"] = "UNKNOWN"
-            return Outcome("unknown", None, self.continuous_lower, wall, info)
+            return Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, None, lower, info)
         name = "OPTIMAL" if search.closed else "FEASIBLE"
         info["model_objective"] = search.upper
         if search.solver is None:
@@ -483,8 +438,8 @@ class CpsatModel:
                                method=f"cpsat/{self.problem}", info={
                                    "tick": data.grid.tick,
                                    "cpsat_status": name})
-        lower = max(self.continuous_lower, self.continuous_bound(search.lower))
-        return Outcome(name.lower(), schedule, lower, wall, info)
+        status = SolveStatus.OPTIMAL if search.closed else SolveStatus.FEASIBLE
+        return Outcome(status, schedule, lower, info)
 
     def _io_order(self, solver: Any, partition: Sequence[int]
                   ) -> tuple[tuple[tuple[int, int], ...], ...]:
@@ -494,15 +449,3 @@ class CpsatModel:
             for q, s in enumerate(self.op_start[i]):
                 ops[partition[i]].append((solver.value(s), i, q))
         return tuple(tuple((i, q) for _, i, q in sorted(items)) for items in ops)
-
-
-def build_and_solve(model: CpsatModel, clock: Stopwatch,
-                    export: str | None = None) -> Outcome:
-    """Export ``model`` if asked, solve it, and charge the build time (measured
-    by ``clock`` since the data was prepared) to the outcome's wall time."""
-    if export:
-        model.export(export)
-    outcome = model.solve()
-    outcome.info["build_time"] = clock() - outcome.wall_time
-    outcome.wall_time = clock()
-    return outcome

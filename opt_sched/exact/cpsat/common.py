@@ -1,5 +1,5 @@
-"""What the CP-SAT models share: the time grid, the job data in ticks, the
-left-shift re-timer and the solver settings.
+"""What the CP-SAT scheduling models share: the time grid, the job data in
+ticks, structures of schedules and the left-shift re-timer.
 
 CP-SAT works on integers. Times are counted in *ticks* of ``tick`` time
 units (the ``resolution``). Every duration is rounded **up** to whole ticks,
@@ -19,35 +19,31 @@ are derived in ``models/io-sched-cpsat.md`` ("Time scaling"); in short:
 
 from __future__ import annotations
 
-import graphlib
 import itertools
 import math
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 from ...errors import OptionError, SolverError
-from ...instance import Instance, Job
+from ...instance import Instance
+from ...operations import JobOperations, allowed_partitions, job_operations
 from ...schedule import JobSchedule, Schedule
+from ..deadline import Deadline
 
 __all__ = [
     "MAX_TICKS",
     "MIN_TICKS_PER_DURATION",
-    "STRETCH_SCALE",
-    "CpsatSettings",
-    "JobPhases",
     "ModelData",
+    "Retimed",
     "Structure",
     "TimeGrid",
     "Timing",
-    "check_param_names",
     "choose_grid",
     "continuous_lengths",
-    "default_params",
-    "job_phases",
-    "make_solver",
+    "fine_tick",
+    "mapping_data",
+    "one_job_per_pack",
     "retime",
     "structure_from_schedule",
     "tick_lengths",
@@ -60,23 +56,6 @@ MAX_TICKS = 10**8
 MIN_TICKS_PER_DURATION = 1000
 """On an inexact grid, the shortest positive duration spans at least this many
 ticks (unless that would exceed :data:`MAX_TICKS`)."""
-
-STRETCH_SCALE = 10**7
-"""The max-stretch variable ``rho`` counts units of ``1 / STRETCH_SCALE``."""
-
-def default_params(num_workers: int) -> dict[str, Any]:
-    """CP-SAT parameters applied unless overridden, chosen from measurements
-    (``models/io-sched-cpsat.md``, "Solver settings").
-
-    On 2 workers CP-SAT runs one full search (``num_full_subsolvers`` is 1
-    there) and interleaves its first-solution and LNS helpers on the other
-    thread; we make that full search the ``reduced_costs`` LP subsolver. On
-    more workers ``reduced_costs`` is added to CP-SAT's portfolio."""
-    if num_workers == 2:
-        return {"subsolvers": ["reduced_costs"]}
-    if num_workers > 2:
-        return {"extra_subsolvers": ["reduced_costs"]}
-    return {}
 
 _CLOSE = 1e-9
 """Relative tolerance for "this float is a whole number of ticks"."""
@@ -143,7 +122,7 @@ def choose_grid(values: Sequence[float], horizon: float,
     Otherwise ``tick = max(min positive value / MIN_TICKS_PER_DURATION,
     horizon / MAX_TICKS)`` and the model rounds up (inexact).
     """
-    positive = [float(v) for v in values if v > 0]
+    positive = sorted({float(v) for v in values if v > 0})
     if resolution is not None:
         if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) \
                 or not math.isfinite(resolution) or resolution <= 0:
@@ -169,40 +148,6 @@ def choose_grid(values: Sequence[float], horizon: float,
 
 
 # -- job data ---
-@dataclass(frozen=True)
-class JobPhases:
-    """A job reduced to its positive-volume I/O phases ("operations").
-
-    ``ops[q]`` is the iteration of the ``q``-th operation, ``volumes[q]`` its
-    volume; ``lags[q]`` the compute time between the end of operation ``q-1``
-    (or the job start) and the start of operation ``q``; ``tail`` the compute
-    time after the last operation (all of it when there is none). Zero-volume
-    I/O phases take no time and never wait (the simulator's convention), so
-    they merge into the compute time around them.
-    """
-
-    ops: tuple[int, ...]
-    volumes: tuple[float, ...]
-    lags: tuple[float, ...]
-    tail: float
-
-
-def job_phases(job: Job) -> JobPhases:
-    """Split ``job`` into operations, lags and tail (:class:`JobPhases`)."""
-    ops: list[int] = []
-    volumes: list[float] = []
-    lags: list[float] = []
-    pending: list[float] = []
-    for j, (w, v) in enumerate(zip(job.compute, job.io_volume)):
-        pending.append(w)
-        if v > 0:
-            ops.append(j)
-            volumes.append(v)
-            lags.append(math.fsum(pending))
-            pending = []
-    return JobPhases(tuple(ops), tuple(volumes), tuple(lags), math.fsum(pending))
-
-
 @dataclass
 class ModelData:
     """An instance in ticks, for one problem (which partitions each job may use).
@@ -222,7 +167,7 @@ class ModelData:
 
     instance: Instance
     grid: TimeGrid
-    phases: list[JobPhases]
+    phases: list[JobOperations]
     allowed: list[tuple[int, ...]]
     lag: list[list[int]] = field(default_factory=list)
     tail: list[int] = field(default_factory=list)
@@ -234,26 +179,35 @@ class ModelData:
     @classmethod
     def build(cls, instance: Instance, allowed: Sequence[tuple[int, ...]],
               resolution: float | None = None,
-              extra_times: Sequence[float] = (), fine: float | None = None
-              ) -> ModelData:
+              extra_times: Sequence[float] = (), fine: float | None = None,
+              deadline: Deadline | None = None) -> ModelData:
         """Choose the grid (:func:`choose_grid`) and round every duration.
 
         ``fine``: if the default grid's tick is larger, split it into the
         smallest whole number of parts that brings it to ``<= fine`` (within
         :data:`MAX_TICKS`); an exact grid stays exact. Used for max stretch
         with free starts, whose bound loses one tick per job start.
+
+        Raises
+        ------
+        OutOfTimeError
+            ``deadline`` passed while building.
         """
-        phases = [job_phases(job) for job in instance.jobs]
+        phases = []
+        for job in instance.jobs:
+            if deadline is not None:
+                deadline.check("the CP-SAT model data")
+            phases.append(job_operations(job))
         parts = instance.platform.partitions
         values: list[float] = list(extra_times)
         serial = 0.0
         for job, ph, ks in zip(instance.jobs, phases, allowed):
-            values.extend(ph.lags)
+            values.extend(ph.lags.tolist())
             values.append(ph.tail)
             values.append(job.release)
             values.append(job.length(instance.bandwidth_of(job)))
             for k in ks:
-                values.extend(v / parts[k].bandwidth for v in ph.volumes)
+                values.extend((ph.volumes / parts[k].bandwidth).tolist())
             serial += max(job.length(parts[k].bandwidth) for k in ks)
         horizon = max(job.release for job in instance.jobs) + serial
         grid = choose_grid(values, max(horizon, 1e-300), resolution)
@@ -263,11 +217,13 @@ class ModelData:
             grid = TimeGrid(grid.tick / parts_per_tick, grid.exact)
         data = cls(instance, grid, phases, [tuple(ks) for ks in allowed])
         for job, ph, ks in zip(instance.jobs, phases, allowed):
-            data.lag.append([grid.up(x) for x in ph.lags])
+            if deadline is not None:
+                deadline.check("the CP-SAT model data")
+            data.lag.append([grid.up(x) for x in ph.lags.tolist()])
             data.tail.append(grid.up(ph.tail))
             data.release.append(grid.up(job.release))
             data.duration.append([{k: max(1, grid.up(v / parts[k].bandwidth))
-                                   for k in ks} for v in ph.volumes])
+                                   for k in ks} for v in ph.volumes.tolist()])
             length = job.length(instance.bandwidth_of(job))
             data.length.append(length)
             data.length_ticks.append(max(1, grid.down(length)) if length > 0 else 0)
@@ -283,8 +239,9 @@ class ModelData:
         grid = self.grid
         parts = self.instance.platform.partitions
         ph = self.phases[i]
-        total = math.fsum(grid.error(x) for x in ph.lags) + grid.error(ph.tail)
-        for q, v in enumerate(ph.volumes):
+        total = math.fsum(grid.error(x) for x in ph.lags.tolist()) \
+            + grid.error(ph.tail)
+        for q, v in enumerate(ph.volumes.tolist()):
             total += max(self.duration[i][q][k] * grid.tick - v / parts[k].bandwidth
                          for k in self.allowed[i])
         return max(0.0, total)
@@ -323,11 +280,13 @@ class Timing:
     release: Callable[[int], float]
 
 
-def continuous_lengths(instance: Instance, phases: Sequence[JobPhases]) -> Timing:
+def continuous_lengths(instance: Instance, phases: Sequence[JobOperations]
+                       ) -> Timing:
     """True lengths: ``lags``, ``v / b_k``, ``tail``, ``r_i``."""
     parts = instance.platform.partitions
-    return Timing(lag=lambda i, q: phases[i].lags[q],
-                  duration=lambda i, q, k: phases[i].volumes[q] / parts[k].bandwidth,
+    return Timing(lag=lambda i, q: float(phases[i].lags[q]),
+                  duration=lambda i, q, k: float(phases[i].volumes[q])
+                  / parts[k].bandwidth,
                   tail=lambda i: phases[i].tail,
                   release=lambda i: instance.jobs[i].release)
 
@@ -349,8 +308,9 @@ class Retimed:
     completion: list[float]
 
 
-def retime(instance: Instance, phases: Sequence[JobPhases], structure: Structure,
-           timing: Timing) -> Retimed:
+def retime(instance: Instance, phases: Sequence[JobOperations],
+           structure: Structure, timing: Timing,
+           deadline: Deadline | None = None) -> Retimed:
     """Semi-active (left-shifted) times of ``structure`` with ``timing``.
 
     Every event starts as early as the structure allows: a longest-path
@@ -373,81 +333,113 @@ def retime(instance: Instance, phases: Sequence[JobPhases], structure: Structure
     ------
     SolverError
         If the precedences contain a cycle (an inconsistent structure: a bug).
+    OutOfTimeError
+        ``deadline`` passed.
     """
     jobs = instance.jobs
     n = len(jobs)
     index = instance.index
-    graph: dict[tuple, list[tuple[tuple, float]]] = {}
-    lower: dict[tuple, float] = {}
-    start_node: list[tuple] = []
+    # nodes are integers: job (or pack) starts, then operations, completions
+    lower: list[float] = []
+    preds: list[list[tuple[int, float]]] = []
+
+    def node(low: float = -math.inf) -> int:
+        lower.append(low)
+        preds.append([])
+        return len(lower) - 1
+
+    completion = [node() for _ in range(n)]
+    op_node = [[node() for _ in range(phases[i].count)] for i in range(n)]
+    start_node: list[int] = [-1] * n
     if structure.packs is not None:
-        owner: dict[int, tuple] = {}
-        for k, packs in enumerate(structure.packs):
+        for packs in structure.packs:
             previous: tuple[int, ...] = ()
-            for p, pack in enumerate(packs):
-                node = ("P", k, p)
-                preds = [(("C", m), 0.0) for m in previous]
-                low = -math.inf
+            for pack in packs:
+                low = max((timing.release(i) for i in pack), default=-math.inf)
+                here = node(low)
+                preds[here].extend((completion[m], 0.0) for m in previous)
                 for i in pack:
-                    owner[i] = node
-                    low = max(low, timing.release(i))
-                    preds.extend((("C", index[d]), 0.0) for d in jobs[i].after)
-                graph[node] = preds
-                lower[node] = low
+                    start_node[i] = here
+                    preds[here].extend((completion[index[d]], 0.0)
+                                       for d in jobs[i].after)
                 if pack:
                     previous = pack
-        missing = [jobs[i].id for i in range(n) if i not in owner]
+        missing = [jobs[i].id for i in range(n) if start_node[i] < 0]
         if missing:
             raise SolverError(f"re-timer: job {missing[0]!r} is in no pack")
-        start_node = [owner[i] for i in range(n)]
     else:
         for i, job in enumerate(jobs):
-            node = ("S", i)
-            graph[node] = [(("C", index[d]), 0.0) for d in job.after]
             low = timing.release(i)
             if structure.not_before is not None:
                 low = max(low, structure.not_before[i])
-            lower[node] = low
-            start_node.append(node)
+            start_node[i] = node(low)
+            preds[start_node[i]].extend((completion[index[d]], 0.0)
+                                        for d in job.after)
     for i in range(n):
         k = structure.partition[i]
         previous_node = start_node[i]
         previous_len = 0.0
-        for q in range(len(phases[i].ops)):
-            node = ("O", i, q)
-            graph[node] = [(previous_node, previous_len + timing.lag(i, q))]
-            previous_node = node
+        for q, here in enumerate(op_node[i]):
+            preds[here].append((previous_node, previous_len + timing.lag(i, q)))
+            previous_node = here
             previous_len = timing.duration(i, q, k)
-        graph[("C", i)] = [(previous_node, previous_len + timing.tail(i))]
+        preds[completion[i]].append((previous_node, previous_len + timing.tail(i)))
     for k, order in enumerate(structure.io_order):
         for (a, qa), (b, qb) in itertools.pairwise(order):
-            graph[("O", b, qb)].append(
-                (("O", a, qa), timing.duration(a, qa, structure.partition[a])))
+            preds[op_node[b][qb]].append(
+                (op_node[a][qa], timing.duration(a, qa, structure.partition[a])))
         for i, _ in order:
             if structure.partition[i] != k:
                 raise SolverError(f"re-timer: job {jobs[i].id!r} has an operation "
                                   f"on I/O node {k} but runs on "
                                   f"{structure.partition[i]}")
-    sorter = graphlib.TopologicalSorter(
-        {node: [p for p, _ in preds] for node, preds in graph.items()})
-    try:
-        order = list(sorter.static_order())
-    except graphlib.CycleError as exc:
-        raise SolverError(f"re-timer: cyclic precedences {exc.args[1][:4]!r}") from None
-    times: dict[tuple, float] = {}
-    for node in order:
-        value = lower.get(node, -math.inf)
-        for pred, weight in graph.get(node, ()):
-            value = max(value, times[pred] + weight)
-        times[node] = value
+    times = _longest_paths(lower, preds, deadline)
     return Retimed(
         start=[times[start_node[i]] for i in range(n)],
-        op_start=[[times[("O", i, q)] for q in range(len(phases[i].ops))]
-                  for i in range(n)],
-        completion=[times[("C", i)] for i in range(n)])
+        op_start=[[times[v] for v in op_node[i]] for i in range(n)],
+        completion=[times[completion[i]] for i in range(n)])
 
 
-def to_schedule(instance: Instance, phases: Sequence[JobPhases],
+def _longest_paths(lower: Sequence[float], preds: Sequence[Sequence[tuple[int, float]]],
+                   deadline: Deadline | None) -> list[float]:
+    """``t_v = max(lower_v, max_{(u, w) in preds_v} t_u + w)`` in topological
+    order (Kahn's algorithm).
+
+    Raises
+    ------
+    SolverError
+        The precedences contain a cycle (an inconsistent structure: a bug).
+    """
+    count = len(lower)
+    missing = [len(p) for p in preds]
+    succ: list[list[int]] = [[] for _ in range(count)]
+    for v, items in enumerate(preds):
+        for u, _ in items:
+            succ[u].append(v)
+    ready = [v for v in range(count) if missing[v] == 0]
+    times = [-math.inf] * count
+    done = 0
+    while ready:
+        v = ready.pop()
+        done += 1
+        if deadline is not None and done % 4096 == 0:
+            deadline.check("re-timing a schedule")
+        value = lower[v]
+        for u, weight in preds[v]:
+            if times[u] + weight > value:
+                value = times[u] + weight
+        times[v] = value
+        for w in succ[v]:
+            missing[w] -= 1
+            if missing[w] == 0:
+                ready.append(w)
+    if done < count:
+        raise SolverError(f"re-timer: cyclic precedences ({count - done} events "
+                          "never become ready)")
+    return times
+
+
+def to_schedule(instance: Instance, phases: Sequence[JobOperations],
                 structure: Structure, times: Retimed, method: str,
                 info: Mapping[str, object] | None = None) -> Schedule:
     """The :class:`Schedule` of continuous re-timed ``times``.
@@ -484,7 +476,7 @@ def to_schedule(instance: Instance, phases: Sequence[JobPhases],
     return Schedule(tuple(out), packs=packs, method=method, info=dict(info or {}))
 
 
-def structure_from_schedule(instance: Instance, phases: Sequence[JobPhases],
+def structure_from_schedule(instance: Instance, phases: Sequence[JobOperations],
                             schedule: Schedule) -> Structure:
     """The decisions of a (validated) schedule: partitions, I/O orders, packs."""
     index = instance.index
@@ -493,7 +485,7 @@ def structure_from_schedule(instance: Instance, phases: Sequence[JobPhases],
     ops: list[list[tuple[float, int, int]]] = [[] for _ in range(num)]
     for i, job in enumerate(instance.jobs):
         js = schedule[job.id]
-        for q, j in enumerate(phases[i].ops):
+        for q, j in enumerate(phases[i].iterations.tolist()):
             ops[partition[i]].append((js.io_starts[j], i, q))
     order = tuple(tuple((i, q) for _, i, q in sorted(items)) for items in ops)
     packs = None
@@ -504,108 +496,41 @@ def structure_from_schedule(instance: Instance, phases: Sequence[JobPhases],
     return Structure(partition, order, packs)
 
 
-# -- solver settings ---
-@dataclass(frozen=True)
-class CpsatSettings:
-    """How CP-SAT runs.
-
-    ``params`` are passed to ``CpSolver.parameters`` by name (lists extend
-    repeated fields, e.g. ``{"extra_subsolvers": ["reduced_costs"]}``);
-    ``subsolvers`` is a shortcut for ``params["subsolvers"]``.
-    ``lower_bounding``: ask "objective <= T?" questions (see
-    ``CpsatModel.solve``): first the bound ladder, for at most
-    ``ladder_share`` of the time limit, climbing by
-    ``max(1, floor(ladder_step * L))`` model units from the bound ``L``, its
-    questions' full search being ``probe_subsolvers`` on 2 workers; then, after
-    ``lower_bounding_start`` (a share) of the time limit, bisection.
-    """
-
-    time_limit: float = 60.0
-    seed: int = 0
-    num_workers: int = 2
-    hints: bool = False
-    params: Mapping[str, Any] = field(default_factory=dict)
-    subsolvers: Sequence[str] | None = None
-    log: bool = False
-    stretch_scale: int = STRETCH_SCALE
-    search: str = "auto"
-    lower_bounding: bool = True
-    lower_bounding_start: float = 0.3
-    ladder_share: float = 0.15
-    ladder_step: float = 1e-4
-    probe_subsolvers: Sequence[str] = ("no_lp",)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.time_limit, (int, float)) or not self.time_limit > 0:
-            raise OptionError(f"time_limit={self.time_limit!r} must be > 0")
-        if isinstance(self.num_workers, bool) or not isinstance(self.num_workers, int) \
-                or self.num_workers < 1:
-            raise OptionError(f"num_workers={self.num_workers!r} must be an integer "
-                              ">= 1")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise OptionError(f"seed={self.seed!r} must be an integer")
-        if self.search not in ("auto", "set-times"):
-            raise OptionError(f"search={self.search!r} is not one of auto, set-times")
-        check_param_names(self.params)
-        for name in ("lower_bounding_start", "ladder_share"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise OptionError(f"{name}={value!r} must be a share in [0, 1]")
-        if not isinstance(self.stretch_scale, int) or self.stretch_scale < 1:
-            raise OptionError(f"stretch_scale={self.stretch_scale!r} must be an "
-                              "integer >= 1")
+# -- models that choose partitions ---
+def fine_tick(instance: Instance, objective: str) -> float | None:
+    """For max stretch with free starts: a tick of at most ``1e-7 T_min``, so
+    that the one tick a job start loses costs ``<= 1e-7`` in stretch."""
+    if objective != "max-stretch":
+        return None
+    lengths = [job.length(instance.bandwidth_of(job)) for job in instance.jobs]
+    positive = [t for t in lengths if t > 0]
+    return 1e-7 * min(positive) if positive else None
 
 
-def check_param_names(params: Mapping[str, Any]) -> None:
-    """:class:`OptionError` naming the first key that is no CP-SAT parameter."""
-    from ortools.sat import sat_parameters_pb2
-
-    known = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name
-    for name in params:
-        if name not in known:
-            raise OptionError(f"params: {name!r} is not a CP-SAT parameter")
-
-
-def make_solver(settings: CpsatSettings) -> Any:
-    """A ``CpSolver`` configured by ``settings`` (defaults then overrides)."""
-    from ortools.sat.python import cp_model
-
-    solver = cp_model.CpSolver()
-    prm = solver.parameters
-    prm.max_time_in_seconds = float(settings.time_limit)
-    prm.num_workers = settings.num_workers
-    prm.random_seed = settings.seed
-    prm.log_search_progress = settings.log
-    params = {**default_params(settings.num_workers), **dict(settings.params)}
-    if settings.subsolvers is not None:
-        params["subsolvers"] = list(settings.subsolvers)
-    if "subsolvers" in settings.params or settings.subsolvers is not None \
-            or "extra_subsolvers" in settings.params:
-        # the user's portfolio replaces ours
-        for name in ("subsolvers", "extra_subsolvers"):
-            if name not in settings.params and not (
-                    name == "subsolvers" and settings.subsolvers is not None):
-                params.pop(name, None)
-    check_param_names(params)
-    for name, value in params.items():
-        if isinstance(value, (list, tuple)):
-            field_ = getattr(prm, name)
-            field_.clear()
-            field_.extend(list(value))
-        else:
-            try:
-                setattr(prm, name, value)
-            except (TypeError, ValueError) as exc:
-                raise OptionError(f"params: {name}={value!r} is invalid "
-                                  f"({exc})") from None
-    return solver
+def mapping_data(instance: Instance, objective: str, resolution: float | None,
+                 deadline: Deadline | None = None) -> ModelData:
+    """Tick data for the models that choose partitions (HPC-IO, packs): every
+    job may run on its allowed partitions
+    (:func:`opt_sched.operations.allowed_partitions`)."""
+    return ModelData.build(instance, allowed_partitions(instance), resolution,
+                           fine=fine_tick(instance, objective), deadline=deadline)
 
 
-class Stopwatch:
-    """Wall-clock seconds since creation."""
-
-    def __init__(self) -> None:
-        self._t0 = time.perf_counter()
-
-    def __call__(self) -> float:
-        return time.perf_counter() - self._t0
+def one_job_per_pack(data: ModelData) -> Structure:
+    """Every job alone in its pack, on its fastest allowed partition, packs in
+    topological order: always feasible (a job fits its partition). The
+    fallback warm start of the models that choose partitions."""
+    instance = data.instance
+    parts = instance.platform.partitions
+    partition = []
+    for i, job in enumerate(instance.jobs):
+        partition.append(min(data.allowed[i],
+                             key=lambda k: (job.length(parts[k].bandwidth), k)))
+    packs: list[list[tuple[int, ...]]] = [[] for _ in parts]
+    io_order: list[list[tuple[int, int]]] = [[] for _ in parts]
+    for i in instance.topological_order():
+        k = partition[i]
+        packs[k].append((i,))
+        io_order[k].extend((i, q) for q in range(data.phases[i].count))
+    return Structure(tuple(partition), tuple(tuple(o) for o in io_order),
+                     packs=tuple(tuple(p) for p in packs))

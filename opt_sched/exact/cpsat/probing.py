@@ -1,6 +1,8 @@
 """Yes/no questions "is there a solution of objective ``<= T``?" asked of a
 CP-SAT model: the bound ladder and the bisection of the destructive
-lower-bounding phase (``models/io-sched-cpsat.md``, "Solve phases").
+lower-bounding phase (``models/io-sched-cpsat.md``, "Solve phases"), used
+by the one solve loop of every CP-SAT model
+(:func:`opt_sched.exact.cpsat.search.minimise`).
 
 Every model of opt_sched minimises one integer variable. A *probe* is a
 clone of the model without objective, in which the domain of that variable
@@ -25,7 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .common import Stopwatch
+from ..deadline import Stopwatch
+from .interrupt import run_solver
 
 __all__ = ["BoundSearch", "ObjectiveProbe", "ceil_bound"]
 
@@ -124,7 +127,7 @@ class ObjectiveProbe:
         variable.domain.clear()
         variable.domain.extend([low, max(low, target)])
         solver = self._make_solver(time_limit, {**self._params, **dict(params or {})})
-        code = solver.solve(self._probe)
+        code = run_solver(solver, self._probe)
         search.rounds += 1
         if code == cp.INFEASIBLE:
             search.lower = max(search.lower, target + 1)

@@ -1,36 +1,17 @@
-"""MILP models, written with PuLP and solved by CBC (default) or HiGHS.
+"""The MILP family's machinery: PuLP models solved by CBC (default) or HiGHS.
 
-MILP is weaker than CP-SAT on these problems; the models exist so that users
-can export ``.lp`` / ``.mps`` files for the solver of their choice and so
-that the exact layer has an independent cross-check.
+MILP is weaker than CP-SAT on these problems; the MILP models exist so that
+users can export ``.lp`` / ``.mps`` files for the solver of their choice and
+so that the exact layer has an independent cross-check. The models live
+with their problems (``opt_sched.exact.io_sched.milp``,
+``opt_sched.exact.packs.milp``, ``opt_sched.exact.planning.milp``); this
+package runs them:
 
-- :mod:`.backend` -- running CBC / HiGHS (HiGHS in a subprocess when highspy
-  and ortools cannot share a process), statuses, proven bounds, export.
-- :mod:`.io_sched` -- IO-SCHED, disjunctive big-M model in continuous time
-  (``models/io-sched-milp.md``).
-- :mod:`.level_packing` -- pack partitioning as level packing plus packs onto
-  I/O nodes (``models/packs-milp.md``).
-
-Front door (called by :func:`opt_sched.solve` for ``solver="cbc"|"highs"``)::
-
-    solve_io_sched(instance, objective, backend="cbc", time_limit=60.0,
-                   export=None, **kw) -> Result
-    solve_packs(instance, objective="makespan", backend="cbc", time_limit=60.0,
-                io_nodes=None, sensibility=None, export=None, **kw) -> Result
+- :mod:`.backend` -- :class:`MilpSettings` (the family's options record),
+  running CBC / HiGHS (HiGHS in a subprocess when highspy and ortools cannot
+  share a process), statuses, proven bounds, export.
 """
 
 from .backend import BACKENDS, MilpSettings, export_model, highs_mode, solve_milp
-from .io_sched import IoSchedMilp, solve_io_sched
-from .level_packing import LevelPackingMilp, solve_packs
 
-__all__ = [
-    "BACKENDS",
-    "IoSchedMilp",
-    "LevelPackingMilp",
-    "MilpSettings",
-    "export_model",
-    "highs_mode",
-    "solve_io_sched",
-    "solve_milp",
-    "solve_packs",
-]
+__all__ = ["BACKENDS", "MilpSettings", "export_model", "highs_mode", "solve_milp"]

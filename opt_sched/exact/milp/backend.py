@@ -1,6 +1,6 @@
 """Running a PuLP model on CBC or HiGHS, with a proven bound and a safe HiGHS.
 
-Two backends solve the MILP models of :mod:`opt_sched.exact.milp`:
+Two backends solve the MILP models (``opt_sched.exact.<problem>.milp``):
 
 - ``"cbc"`` (default): the CBC executable bundled with PuLP (or ``cbc`` on the
   ``PATH``), through :class:`pulp.COIN_CMD`. CBC prints its proven bound only
@@ -38,6 +38,7 @@ bound of any minimisation MILP -- and ``bound_source`` says so.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.metadata
 import importlib.util
@@ -56,7 +57,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 from ...errors import OptionError, SolverError
 from ..result import SolveStatus
@@ -73,8 +74,9 @@ __all__ = [
     "highs_presolve_default",
     "load_pulp",
     "parse_cbc_log",
-    "settings_from_options",
+    "prepare",
     "solve_milp",
+    "solver_time",
 ]
 
 BACKENDS = ("cbc", "highs")
@@ -92,7 +94,8 @@ _WORKER_GRACE = 60.0
 # -- settings and outcome ----------------------------------------------------------
 @dataclass(frozen=True)
 class MilpSettings:
-    """How a MILP backend runs.
+    """How a MILP backend runs: the options record of the MILP family, which
+    every MILP model extends with its own fields.
 
     Parameters
     ----------
@@ -118,7 +121,11 @@ class MilpSettings:
         off (see :func:`highs_presolve_default`). ``True``/``False`` force it.
     msg
         Print the solver log.
+    export
+        Write the model to this ``.lp`` / ``.mps`` path before solving.
     """
+
+    EXPORT_SUFFIXES: ClassVar[tuple[str, ...]] = (".lp", ".mps")
 
     backend: str = "cbc"
     time_limit: float = 60.0
@@ -128,6 +135,7 @@ class MilpSettings:
     warm_start: bool = True
     presolve: bool | None = None
     msg: bool = False
+    export: str | None = None
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -152,6 +160,16 @@ class MilpSettings:
         if self.presolve not in (None, True, False):
             raise OptionError(f"presolve={self.presolve!r} must be None, True or "
                               "False")
+        for name in ("warm_start", "msg"):
+            if not isinstance(getattr(self, name), bool):
+                raise OptionError(f"{name}={getattr(self, name)!r} must be True or "
+                                  "False")
+        if self.export is not None:
+            suffix = Path(str(self.export)).suffix.lower()
+            if suffix not in self.EXPORT_SUFFIXES:
+                raise OptionError(f"export={str(self.export)!r}: suffix "
+                                  f"{suffix or '(none)'!r} is not one of "
+                                  + ", ".join(self.EXPORT_SUFFIXES))
 
 
 @dataclass(frozen=True)
@@ -175,24 +193,24 @@ class MilpSolution:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def settings_from_options(backend: str, time_limit: float,
-                          options: Mapping[str, Any]) -> MilpSettings:
-    """:class:`MilpSettings` from the keyword options of a ``solve_*`` call.
+MIN_SOLVER_TIME = 0.25
+"""Seconds a MILP solver gets at least, even when the deadline is near: less
+than that and CBC / HiGHS rarely report even their root bound."""
 
-    Accepted: ``gap_rel``, ``threads``, ``seed``, ``warm_start``,
-    ``presolve``, ``msg``,
-    and ``num_workers`` (accepted for the front door's sake; the MILP backends
-    use ``threads`` and ignore it). Anything else raises :class:`OptionError`.
-    """
-    known = {"gap_rel", "threads", "seed", "warm_start", "presolve", "msg"}
-    unknown = sorted(set(options) - known - {"num_workers"})
-    if unknown:
-        raise OptionError(f"option {unknown[0]!r} is not understood by the MILP "
-                          f"backend (known: {', '.join(sorted(known))})")
-    chosen = {name: options[name] for name in known if name in options}
-    if chosen.get("seed") is None:
-        chosen.pop("seed", None)
-    return MilpSettings(backend=backend, time_limit=time_limit, **chosen)
+
+def prepare(backend: str) -> None:
+    """One-time set-up, before any time limit runs: import PuLP, and decide
+    where HiGHS runs (:func:`highs_mode`, which may probe in subprocesses)."""
+    load_pulp()
+    if backend == "highs":
+        highs_mode()
+
+
+def solver_time(deadline: Any) -> float:
+    """The time limit of a solver call: the time left on ``deadline``
+    (:class:`opt_sched.exact.deadline.Deadline`), at least
+    :data:`MIN_SOLVER_TIME`."""
+    return max(MIN_SOLVER_TIME, deadline.remaining())
 
 
 # -- loading PuLP without highspy --------------------------------------------------
@@ -329,7 +347,9 @@ def solve_milp(prob: Any, settings: MilpSettings) -> MilpSolution:
     """Solve the minimisation MILP ``prob`` (a :class:`pulp.LpProblem`).
 
     Returns the status, the variable values by name, the solver's objective
-    and a proven lower bound (see module doc for where it comes from).
+    and a proven lower bound (see module doc for where it comes from). The
+    solver runs for ``settings.time_limit``; the LP relaxation fallback, when
+    needed, for the time left, at least :data:`MIN_SOLVER_TIME`.
 
     Raises
     ------
@@ -340,14 +360,16 @@ def solve_milp(prob: Any, settings: MilpSettings) -> MilpSolution:
     if prob.sense != pulp.LpMinimize:
         raise SolverError(f"solve_milp: model {prob.name!r} is not a minimisation")
     start = time.perf_counter()
+    end = time.time() + settings.time_limit  # epoch: shared with a subprocess
     if settings.backend == "cbc":
-        out = _solve_cbc(prob, settings)
+        out = _solve_cbc(prob, settings, end=end)
     else:
-        out = _solve_highs(prob, settings)
+        out = _solve_highs(prob, settings, end=end)
     status, values, objective, bound, source, raw, mode, info = out
+    left = max(MIN_SOLVER_TIME, end - time.time())
     if bound is None and status in (SolveStatus.FEASIBLE,
                                     SolveStatus.TIMEOUT_NO_SOLUTION):
-        bound = _relaxation_bound(prob, settings)
+        bound = _relaxation_bound(prob, dataclasses.replace(settings, time_limit=left))
         source = "lp-relaxation" if bound is not None else "none"
     return MilpSolution(status, values, objective, bound, source, raw,
                         time.perf_counter() - start, mode, info)
@@ -420,14 +442,15 @@ def parse_cbc_log(text: str) -> tuple[float | None, str]:
     return None, "none"
 
 
-def _run_cbc(prob: Any, settings: MilpSettings, relax: bool, warm: bool) -> str:
+def _run_cbc(prob: Any, settings: MilpSettings, relax: bool, warm: bool,
+             end: float | None = None) -> str:
     """One CBC run on ``prob`` (values and status written into it); its log."""
     pulp = load_pulp()
     with tempfile.TemporaryDirectory(prefix="opt_sched_cbc_") as tmp:
         log_path = os.path.join(tmp, "cbc.log")
         options = [f"randomCbcSeed {settings.seed}"] if settings.seed else []
         solver = pulp.COIN_CMD(path=_cbc_path(), mip=not relax, msg=False,
-                               timeLimit=settings.time_limit,
+                               timeLimit=_left(settings, end),
                                gapRel=None if relax else settings.gap_rel,
                                threads=settings.threads, warmStart=warm,
                                presolve=settings.presolve,
@@ -440,7 +463,15 @@ def _run_cbc(prob: Any, settings: MilpSettings, relax: bool, warm: bool) -> str:
             return ""
 
 
-def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False) -> _Outcome:
+def _left(settings: MilpSettings, end: float | None) -> float:
+    """Seconds left until ``end`` (epoch), or the whole limit."""
+    if end is None:
+        return float(settings.time_limit)
+    return max(0.01, min(float(settings.time_limit), end - time.time()))
+
+
+def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False,
+               end: float | None = None) -> _Outcome:
     """CBC through :class:`pulp.COIN_CMD`.
 
     The CBC 2.10.3 that PuLP bundles can crash (segmentation fault, after
@@ -453,13 +484,13 @@ def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False) -> _Ou
             and any(v.varValue is not None for v in prob.variables()))
     info: dict[str, Any] = {}
     try:
-        log = _run_cbc(prob, settings, relax, warm)
+        log = _run_cbc(prob, settings, relax, warm, end)
     except pulp.PulpSolverError as exc:
         if not warm:
             raise SolverError(f"backend='cbc': {str(exc).splitlines()[0]}") from None
         info["cbc_retry"] = "CBC failed with the MIP start; solved again without"
         try:
-            log = _run_cbc(prob, settings, relax, False)
+            log = _run_cbc(prob, settings, relax, False, end)
         except pulp.PulpSolverError as again:
             raise SolverError(f"backend='cbc': {str(again).splitlines()[0]}") \
                 from None
@@ -496,20 +527,27 @@ def _highs_run(mps_path: str, options: dict, start: dict | None) -> dict:
 
     Self-contained (it imports only highspy and runs unchanged in a fresh
     interpreter, see :func:`_solve_highs`). ``options`` are HiGHS options by
-    name; ``start`` maps every column name to a starting value.
+    name (``deadline_epoch``, if present, sets ``time_limit`` to the seconds
+    left until that :func:`time.time`, so that the start-up of a subprocess
+    counts); ``start`` maps every column name to a starting value.
     Returns a JSON-ready dict: ``model_status`` (the HiGHS name),
     ``has_solution``, ``columns`` (names), ``values``, ``objective`` and
     ``dual_bound`` (``mip_dual_bound`` for a MIP, the LP optimum for an LP).
     """
     import math
+    import time
 
     import highspy
 
+    end = options.pop("deadline_epoch", None)
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(options.pop("output_flag", False)))
     status = h.readModel(mps_path)
     if status == highspy.HighsStatus.kError:
         raise RuntimeError(f"HiGHS cannot read {mps_path}")
+    if end is not None:
+        options["time_limit"] = max(0.01, min(float(options.get("time_limit", end)),
+                                              end - time.time()))
     for name, value in options.items():
         if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
             raise RuntimeError(f"HiGHS option {name}={value!r} rejected")
@@ -588,10 +626,13 @@ def highs_presolve_default() -> bool:
     return not version.startswith("1.14.")
 
 
-def _highs_options(settings: MilpSettings, relax: bool) -> dict:
+def _highs_options(settings: MilpSettings, relax: bool,
+                   end: float | None = None) -> dict:
     options: dict[str, Any] = {"output_flag": settings.msg,
                                "time_limit": float(settings.time_limit),
                                "random_seed": settings.seed}
+    if end is not None:
+        options["deadline_epoch"] = end
     presolve = settings.presolve
     if presolve is None:
         presolve = highs_presolve_default()
@@ -605,12 +646,12 @@ def _highs_options(settings: MilpSettings, relax: bool) -> dict:
     return options
 
 
-def _solve_highs(prob: Any, settings: MilpSettings, *, relax: bool = False
-                 ) -> _Outcome:
+def _solve_highs(prob: Any, settings: MilpSettings, *, relax: bool = False,
+                 end: float | None = None) -> _Outcome:
     mode = highs_mode()
     if mode == "unavailable":
         raise SolverError("backend='highs': highspy is not installed")
-    options = _highs_options(settings, relax)
+    options = _highs_options(settings, relax, end)
     with tempfile.TemporaryDirectory(prefix="opt_sched_highs_") as tmp:
         mps_path = os.path.join(tmp, "model.mps")
         variables, names, _, _ = prob.writeMPS(mps_path, rename=True)

@@ -1,6 +1,6 @@
 """CP-SAT formulation of the average-bandwidth planning model
 (``models/planning.md``): a multi-resource project scheduling problem (RCPSP
-with releases) on the integer data of :class:`~.model.TickData`.
+with releases) on the integer data of :class:`~.data.TickData`.
 
 The model follows OR-Tools' ``examples/python/rcpsp_sat.py``: one interval per
 job, one cumulative per resource that also holds a *makespan interval*
@@ -12,58 +12,30 @@ bounds, and ``push_all_tasks_toward_start``.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import OptionError, SolverError
-from .model import TickData
+from ortools.sat.python import cp_model
 
-__all__ = ["CpSatOptions", "PlanSolution", "PlanningCpSat"]
+from ...instance import Instance
+from ..cpsat.search import minimise
+from ..cpsat.settings import PlanningCpsatSettings, make_solver
+from ..deadline import Deadline, Stopwatch
+from ..result import Outcome
+from ..warm import prepare as warm_prepare
+from .data import DEFAULT_HORIZON_TICKS, TickData
+from .plan import PlanSolution, run_planning
 
+__all__ = ["OBJECTIVES", "OPTIONS", "PlanningCpsat", "run"]
 
-@dataclass(frozen=True)
-class CpSatOptions:
-    """Settings of the CP-SAT planning solve (all exposed by ``solve_planning``).
+OPTIONS = PlanningCpsatSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
-    ``no_overlap``: add ``add_no_overlap`` on greedy cliques of pairwise
-    incompatible jobs (their demands exceed a capacity together); redundant.
-    ``hint``: give the serial-SGS plan as a solution hint.
-    ``push_toward_start``: CP-SAT's ``push_all_tasks_toward_start``.
-    ``extra``: further ``SatParameters`` fields by name.
-    ``lb_phase``, ``lb_phase_start``: the "makespan <= T?" questions of
-    :meth:`PlanningCpSat.solve` (bound ladder, then bisection) and the share
-    of the time limit after which the bisection takes over from the
-    optimisation (0.8: with two full searches the optimisation proves as
-    well as the questions do, and keeps what it learned; see
-    ``models/planning.md``).
-    """
-
-    time_limit: float = 60.0
-    seed: int = 0
-    num_workers: int = 2
-    no_overlap: bool = True
-    hint: bool = False
-    push_toward_start: bool = True
-    log: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-    lb_phase: bool = True
-    lb_phase_start: float = 0.8
+OBJECTIVES = ("makespan",)
+"""In the planning model every job runs exactly ``T_i``: its stretch is 1,
+so only the makespan is planned."""
 
 
-@dataclass
-class PlanSolution:
-    """A solved plan in ticks: status (of the tick model), starts and bound."""
-
-    status: str  # "optimal" | "feasible" | "infeasible" | "unknown"
-    starts: list[int] | None
-    objective: int | None
-    bound: int | None
-    wall_time: float
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-class PlanningCpSat:
+class PlanningCpsat:
     """The CP-SAT model of the planning problem on tick data.
 
     Parameters
@@ -77,19 +49,19 @@ class PlanningCpSat:
         A proven lower bound ``L`` on the makespan (in ticks).
     incumbent
         A feasible plan of makespan ``<= H`` (used as a hint when asked).
+    settings
+        The options record.
     """
 
     def __init__(self, ticks: TickData, horizon: int, lower_bound: int = 0,
                  incumbent: list[int] | None = None,
-                 options: CpSatOptions | None = None) -> None:
-        from ortools.sat.python import cp_model
-
+                 settings: PlanningCpsatSettings | None = None) -> None:
         self._cp = cp_model
         self.ticks = ticks
         self.horizon = int(horizon)
         self.lower_bound = min(int(lower_bound), self.horizon)
         self.incumbent = incumbent
-        self.options = options or CpSatOptions()
+        self.settings = settings or PlanningCpsatSettings()
         self.model = cp_model.CpModel()
         self.model.name = ticks.data.instance.name
         self._variables()
@@ -118,7 +90,7 @@ class PlanningCpSat:
         self.makespan_interval = model.new_interval_var(
             self.makespan, size, model.new_constant(self.horizon + 1),
             "makespan_interval")
-        if self.options.hint and self.incumbent is not None:
+        if self.settings.hints and self.incumbent is not None:
             for var, value in zip(self.starts, self.incumbent):
                 model.add_hint(var, value)
 
@@ -129,7 +101,7 @@ class PlanningCpSat:
         self._precedences()
         self._makespan()
         self._resources()
-        if self.options.no_overlap:
+        if self.settings.no_overlap:
             self._disjunctions()
 
     def _releases(self) -> None:
@@ -201,34 +173,18 @@ class PlanningCpSat:
         """Minimise the makespan :math:`C` (in ticks)."""
         self.model.minimize(self.makespan)
 
-    # -- solving ---------------------------------------------------------
-    def _solver(self, time_limit: float, **overrides: Any):
-        """A configured ``CpSolver`` (options, then ``overrides``)."""
-        cp = self._cp
-        opts = self.options
-        solver = cp.CpSolver()
-        params = solver.parameters
-        params.max_time_in_seconds = max(0.0, float(time_limit))
-        params.num_workers = int(opts.num_workers)
-        params.random_seed = int(opts.seed)
-        params.log_search_progress = bool(opts.log)
-        params.push_all_tasks_toward_start = bool(opts.push_toward_start)
-        for key, value in {**self.default_params(), **overrides,
-                           **opts.extra}.items():
-            try:
-                field_ = getattr(params, key)
-            except AttributeError:
-                raise OptionError(f"cpsat parameter {key!r} does not exist") from None
-            if hasattr(field_, "append") and isinstance(value, (list, tuple)):
-                field_.extend(value)
-            else:
-                setattr(params, key, value)
-        return solver
+    # -- solving -------------------------------------------------------
+    def _solver(self, time_limit: float, params: dict[str, Any] | None = None) -> Any:
+        """A configured ``CpSolver``: our portfolio (:meth:`default_params`),
+        ``push_all_tasks_toward_start``, the phase's ``params``, the user's."""
+        return make_solver(self.settings, time_limit, self.default_params(), {
+            "push_all_tasks_toward_start": self.settings.push_toward_start,
+            **(params or {})})
 
     def default_params(self) -> dict[str, Any]:
-        """Parameters applied under the user's ``extra``: on 2 workers (and no
-        portfolio chosen by the user) *two* full CDCL searches, ``max_lp``
-        and ``no_lp``, without feasibility jump and LNS.
+        """Our portfolio on 2 workers (unless the user picks one): *two* full
+        CDCL searches, ``max_lp`` and ``no_lp``, without feasibility jump and
+        LNS.
 
         By default CP-SAT gives one of 2 workers to a full search and the
         other to first-solution and LNS helpers, which cannot prove anything.
@@ -237,76 +193,52 @@ class PlanningCpSat:
         opt - 1``?" takes 3.7-23 s with this portfolio against 12.7-30+ s
         with the default; the easy instances are unaffected (median 0.023 s).
         """
-        chosen = any(key in self.options.extra
-                     for key in ("subsolvers", "extra_subsolvers"))
-        if self.options.num_workers != 2 or chosen:
+        if self.settings.num_workers != 2 or self.settings.user_portfolio:
             return {}
         return {"subsolvers": ["max_lp", "no_lp"], "num_full_subsolvers": 2,
                 "use_feasibility_jump": False, "use_lns": False}
 
-    def solve(self) -> PlanSolution:
-        r"""Run CP-SAT in three phases; return the plan in ticks.
-
-        With ``lb_phase`` (the default), as for the IO-SCHED models
-        (:mod:`opt_sched.exact.cpsat.probing`, ``models/planning.md``):
-
-        1. *bound ladder*: "is there a plan with :math:`C \le T`?" for
-           ``T = L, L + 1, ...`` from the critical-path/energy bound ``L``,
-           each question at most ``max(0.5 s, 2 %)`` of the time limit, for
-           at most 15 % of it, while the answers are *infeasible*;
-        2. *optimise* until ``lb_phase_start`` (80 %) of the time limit;
-        3. *bisection* with the rest of the time: ``C <= U - 1`` first (with
-           half of it), then halfway between the proven bound and the
-           incumbent ``U``. Every proof is an *infeasible* answer of CP-SAT
-           on an integer makespan.
-        """
-        from ..cpsat.probing import BoundSearch, ObjectiveProbe
-
-        cp = self._cp
-        opts = self.options
-        total = max(0.0, float(opts.time_limit))
-        began = time.perf_counter()
-
-        def elapsed() -> float:
-            return time.perf_counter() - began
-
-        search = BoundSearch(lower=self.lower_bound)
-        if self.incumbent is not None:  # the serial-SGS plan, of makespan H
-            search.offer(self.horizon, None)
-        probe = None
-        if opts.lb_phase:
-            probe = ObjectiveProbe(
-                self.model, self.makespan.index,
-                lambda limit, params: self._solver(limit, **params),
-                {"use_strong_propagation_in_disjunctive": True})
-            probe.ladder(search, 0.15 * total, probe_limit=max(0.5, 0.02 * total))
-        info: dict[str, Any] = {}
-        solver = search.solver
-        if not search.closed:
-            if search.lower > self.lower_bound:
-                self.model.add(self.makespan >= search.lower)
-            first = total if not opts.lb_phase else total * opts.lb_phase_start
-            solver = self._solver(max(0.05, first - elapsed()))
-            code = solver.solve(self.model)
-            if code == cp.MODEL_INVALID:
-                raise SolverError(f"cpsat: model invalid ({self.model.validate()})")
-            info.update(cpsat_status=solver.status_name(code),
-                        cpsat_wall_time=solver.wall_time,
-                        cpsat_branches=solver.num_branches)
-            if code == cp.INFEASIBLE:
-                return PlanSolution("infeasible", None, None, None, elapsed(), info)
-            search.record(solver, code)
-        if probe is not None and search.upper is not None and not search.closed:
-            probe.bisect(search, total - elapsed())
-        if search.rounds:
-            info.update(lb_phase_rounds=search.rounds, probes=search.answers)
-        if search.upper is None:
-            return PlanSolution("unknown", None, None, search.lower, elapsed(), info)
-        if search.solver is None:
+    def solve(self, deadline: Deadline) -> PlanSolution:
+        """The one solve loop (:func:`opt_sched.exact.cpsat.search.minimise`)
+        from the critical-path/energy bound ``L`` and the serial-SGS plan
+        (of makespan ``H``) with the time left on ``deadline``; the plan in
+        ticks."""
+        clock = Stopwatch()
+        search = minimise(self.model, self.makespan, self.settings, deadline,
+                          self._solver, lower=self.lower_bound,
+                          incumbent=self.horizon if self.incumbent is not None
+                          else None)
+        bounds = search.bounds
+        info = dict(search.info)
+        if bounds.infeasible:
+            return PlanSolution("infeasible", None, None, None, clock(), info)
+        if bounds.upper is None:
+            return PlanSolution("unknown", None, None, bounds.lower, clock(), info)
+        if bounds.solver is None:
             assert self.incumbent is not None
             starts = list(self.incumbent)
             info["plan_source"] = "sgs"
         else:
-            starts = [int(search.solver.value(s)) for s in self.starts]
-        status = "optimal" if search.closed else "feasible"
-        return PlanSolution(status, starts, search.upper, search.lower, elapsed(), info)
+            starts = [int(bounds.solver.value(s)) for s in self.starts]
+        status = "optimal" if bounds.closed else "feasible"
+        return PlanSolution(status, starts, bounds.upper, bounds.lower, clock(), info)
+
+
+def run(instance: Instance, objective: str, options: PlanningCpsatSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """Plan with :class:`PlanningCpsat`, execute the plan (see
+    :func:`opt_sched.exact.planning.plan.run_planning`)."""
+
+    def solve_plan(ticks: TickData, horizon: int, lower: int,
+                   incumbent: list[int]) -> PlanSolution:
+        return PlanningCpsat(ticks, horizon, lower, incumbent, options).solve(deadline)
+
+    return run_planning(instance, options, "cpsat", solve_plan,
+                        horizon_ticks=DEFAULT_HORIZON_TICKS, lower_bound=lower_bound,
+                        deadline=deadline)
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's kernel
+    (plan execution)."""
+    warm_prepare()

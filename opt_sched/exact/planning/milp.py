@@ -14,12 +14,56 @@ or HiGHS). It is weaker than CP-SAT and is meant for small instances and for
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from .cpsat import PlanSolution
-from .model import TickData
+from ...errors import OptionError
+from ...instance import Instance
+from ..cpsat.settings import check_policy, check_resource_precision
+from ..deadline import Deadline
+from ..milp.backend import MilpSettings, load_pulp, solve_milp, solver_time
+from ..milp.backend import prepare as milp_prepare
+from ..result import Outcome
+from ..warm import prepare as warm_prepare
+from .data import DEFAULT_RESOURCE_PRECISION, TickData
+from .plan import PlanSolution, run_planning
 
-__all__ = ["DEFAULT_MILP_HORIZON_TICKS", "MAX_DISAGGREGATED", "PlanningMilp"]
+__all__ = ["DEFAULT_MILP_HORIZON_TICKS", "MAX_DISAGGREGATED", "OBJECTIVES",
+           "OPTIONS", "PlanningMilp", "PlanningMilpSettings", "run"]
+
+OBJECTIVES = ("makespan",)
+"""Every planned job has stretch 1: only the makespan is planned."""
+
+
+@dataclass(frozen=True)
+class PlanningMilpSettings(MilpSettings):
+    """The options record of this model: :class:`MilpSettings`, plus
+    ``resolution`` (seconds per tick; ``None``: about
+    :data:`DEFAULT_MILP_HORIZON_TICKS` ticks), ``resource_precision`` and
+    ``policy`` (as for the CP-SAT model). ``export`` may also be ``.pb`` /
+    ``.pbtxt`` (the CP-SAT planning model)."""
+
+    resolution: float | None = None
+    resource_precision: float = DEFAULT_RESOURCE_PRECISION
+    policy: str = "fifo"
+
+    EXPORT_SUFFIXES: ClassVar[tuple[str, ...]] = (".lp", ".mps", ".pb", ".pbtxt")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.resolution is not None and (
+                isinstance(self.resolution, bool)
+                or not isinstance(self.resolution, (int, float))
+                or not math.isfinite(self.resolution) or self.resolution <= 0):
+            raise OptionError(f"resolution={self.resolution!r} must be a number > 0")
+        check_resource_precision(self.resource_precision)
+        check_policy(self.policy)
+
+
+OPTIONS = PlanningMilpSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
 DEFAULT_MILP_HORIZON_TICKS = 200
 """Default time resolution of the MILP (see :meth:`PlanningData.to_ticks`):
@@ -47,8 +91,6 @@ class PlanningMilp:
 
     def __init__(self, ticks: TickData, horizon: int, lower_bound: int = 0,
                  incumbent: list[int] | None = None) -> None:
-        from ..milp.backend import load_pulp
-
         self._pulp = load_pulp()
         self.ticks = ticks
         self.horizon = int(horizon)
@@ -164,13 +206,12 @@ class PlanningMilp:
         self.prob += self.makespan
 
     # -- solving ---------------------------------------------------------
-    def solve(self, backend: str, time_limit: float, seed: int = 0,
-              options: dict[str, Any] | None = None) -> PlanSolution:
-        """Solve with CBC or HiGHS through the shared MILP backend."""
-        from ..milp.backend import settings_from_options, solve_milp
-
-        settings = settings_from_options(backend, time_limit,
-                                         {"seed": seed, **(options or {})})
+    def solve(self, settings: MilpSettings, deadline: Deadline | None = None
+              ) -> PlanSolution:
+        """Solve with CBC or HiGHS through the shared MILP backend, within the
+        time left on ``deadline``."""
+        if deadline is not None:
+            settings = dataclasses.replace(settings, time_limit=solver_time(deadline))
         out = solve_milp(self.prob, settings)
         info = {"milp_status": out.solver_status, "milp_mode": out.mode,
                 "milp_bound_source": out.bound_source}
@@ -191,13 +232,32 @@ class PlanningMilp:
         return PlanSolution("unknown", None, None, bound, out.wall_time, info)
 
 
+def run(instance: Instance, objective: str, options: PlanningMilpSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """Plan with :class:`PlanningMilp`, execute the plan (see
+    :func:`opt_sched.exact.planning.plan.run_planning`)."""
+
+    def solve_plan(ticks: TickData, horizon: int, lower: int,
+                   incumbent: list[int]) -> PlanSolution:
+        return PlanningMilp(ticks, horizon, lower, incumbent).solve(options, deadline)
+
+    return run_planning(instance, options, options.backend, solve_plan,
+                        horizon_ticks=DEFAULT_MILP_HORIZON_TICKS,
+                        lower_bound=lower_bound, deadline=deadline)
+
+
 def _ceil_tick(value: float) -> int:
     """A bound in ticks, rounded up (the tick makespan is an integer)."""
-    import math
-
     near = round(value)
     return int(near) if abs(value - near) <= 1e-6 else math.ceil(value)
 
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def prepare(options: MilpSettings) -> None:
+    """One-time set-up before the time limit runs: PuLP, HiGHS' mode, the
+    simulator's kernel."""
+    milp_prepare(options.backend)
+    warm_prepare()

@@ -1,0 +1,36 @@
+"""Experiment campaigns: one declarative sweep, resumable, local or on a
+cluster.
+
+A campaign is a TOML spec (:mod:`.spec`, format in ``instances/sweep.md``)
+that expands into tasks (:mod:`.task`: instance source, method spec,
+seed, limits; content-hashed). :func:`run_sweep` (:mod:`.runner`) skips
+the tasks already in the results store (:mod:`.store`, SQLite in WAL
+mode), runs the others on an executor (:mod:`.executors`: local processes,
+Dask, Slurm through dask-jobqueue), records each result durably as it
+arrives, shows progress (:mod:`.progress`), and writes the tables
+(:mod:`.summary`), figures (:mod:`.figures`) and reports (:mod:`.reports`)
+the spec asks for. One function runs a task's method
+(:func:`.execute.resolve_method`).
+
+Modules: ``task``, ``sources``, ``execute``, ``store``, ``spec``,
+``executors/`` (``local``, ``dask_executor``, ``slurm``), ``progress``,
+``runner``, ``summary``, ``figures``, ``reports/``, ``atomic``,
+``cli_entry`` (``opt-sched sweep``).
+"""
+
+from .runner import SweepResult, run_sweep
+from .spec import Spec, load_spec, parse_spec
+from .store import ResultStore
+from .task import InstanceSource, Limits, Task
+
+__all__ = [
+    "InstanceSource",
+    "Limits",
+    "ResultStore",
+    "Spec",
+    "SweepResult",
+    "Task",
+    "load_spec",
+    "parse_spec",
+    "run_sweep",
+]

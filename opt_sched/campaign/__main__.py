@@ -1,0 +1,8 @@
+"""``python -m opt_sched.campaign SPEC.toml --out DIR ...`` (= ``opt-sched sweep``)."""
+
+import sys
+
+from .cli_entry import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""Run one task: build its instance, run its method, validate, measure.
+
+:func:`resolve_method` is the **one** place that turns a method spec string
+into something runnable. It reads the method registry
+(:mod:`opt_sched.methods`): every registered heuristic, by its spec string
+(``one-pack/<policy>``, ``first-fit+lpt/<policy>``,
+``make-pack(S=<s>|alpha)+lpt/<policy>``, and whatever is registered later).
+
+The row of a task (:func:`run_task`) is flat: ``status`` and the method's
+summary metrics (:func:`opt_sched.metrics.summary`: ``makespan``,
+``max_stretch``, ``mean_stretch``, ``utilisation``, ...), the method's own
+extras (``sensibility``, ``predicted_makespan`` for pack plans),
+``wall_time`` (seconds to produce the schedule), and the extra metrics the
+task asks for (``lower_bound`` and ``gap``; ``stretch:<job>``). Every
+schedule passes :func:`opt_sched.validation.assert_feasible` before it is
+measured. An exception becomes a ``failed`` row with its one-line message;
+it never escapes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..instance import Instance
+from .sources import build_instance
+from .task import InstanceSource, Limits, Task
+
+__all__ = ["MethodRun", "TaskResult", "resolve_method", "run_chunk", "run_task"]
+
+
+@dataclass
+class MethodRun:
+    """What a method returns: its schedule and its own extra columns."""
+
+    schedule: Any
+    extras: dict[str, Any]
+
+
+Method = Callable[[Instance, int, Limits], MethodRun]
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """The outcome of one task, as the store records it."""
+
+    key: str
+    status: str
+    metrics: dict[str, Any]
+    error: str | None
+    wall_time: float
+    worker: str
+
+
+def resolve_method(spec: str) -> Method:
+    """The method named by ``spec``: a spec string of the method registry
+    (:mod:`opt_sched.methods`, e.g. ``make-pack(S=1)+lpt/fifo``,
+    ``one-pack/stretch``).
+
+    This is the single dispatch point of the campaign layer; the spec
+    loader calls it to reject unknown methods early. The extras of a run are
+    the method's effective parameters (``sensibility``) and, for pack
+    schedules, the contention-free makespan the plan predicts.
+
+    Raises
+    ------
+    SpecError
+        ``spec`` names no known method.
+    """
+    from .. import methods
+
+    method = methods.method(spec.strip())  # a SpecError names the spec
+
+    def run(instance: Instance, seed: int, limits: Limits) -> MethodRun:
+        from ..experiments.ics2020 import predicted_makespan
+
+        schedule = method.run(instance, seed=seed)
+        extras: dict[str, Any] = dict(method.effective(instance))
+        if schedule.packs is not None and method.stage("allocation") is not None:
+            extras["predicted_makespan"] = predicted_makespan(instance,
+                                                              schedule.packs)
+        return MethodRun(schedule, extras)
+
+    return run
+
+
+# -- per-process caches ----------------------------------------------------------
+_BOUNDS: OrderedDict[InstanceSource, float] = OrderedDict()
+_BOUNDS_SIZE = 32
+_BOUNDS_LOCK = threading.Lock()  # Dask may run chunks in threads of one process
+
+
+def _makespan_bound(source: InstanceSource, instance: Instance) -> float:
+    """The best makespan lower bound of ``instance``, once per source and
+    process (a chunk's tasks share their instance)."""
+    with _BOUNDS_LOCK:
+        if source in _BOUNDS:
+            _BOUNDS.move_to_end(source)
+            return _BOUNDS[source]
+    from ..bounds import lower_bound
+
+    value = float(lower_bound(instance, "makespan"))
+    with _BOUNDS_LOCK:
+        _BOUNDS[source] = value
+        if len(_BOUNDS) > _BOUNDS_SIZE:
+            _BOUNDS.popitem(last=False)
+    return value
+
+
+def _measure(instance: Instance, schedule: Any) -> dict[str, Any]:
+    from ..metrics import summary
+    from ..validation import assert_feasible
+
+    assert_feasible(instance, schedule)
+    return {k: (int(v) if isinstance(v, int) and not isinstance(v, bool)
+                else float(v)) for k, v in summary(instance, schedule).items()}
+
+
+def one_line(err: BaseException) -> str:
+    """``Type: first line of the message`` (at most 500 characters)."""
+    text = str(err).strip().splitlines()
+    message = text[0] if text else ""
+    line = f"{type(err).__name__}: {message}" if message else type(err).__name__
+    return line[:500]
+
+
+def worker_name() -> str:
+    """``host:pid`` of this process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def run_task(task: Task) -> TaskResult:
+    """Run ``task`` and return its row; never raises (a failure is a
+    ``failed`` result with the exception's one-line message)."""
+    start = time.perf_counter()
+    wall = math.nan
+    try:
+        instance = build_instance(task.source)
+        method = resolve_method(task.method)
+        begin = time.perf_counter()
+        run = method(instance, task.seed, task.limits)
+        wall = time.perf_counter() - begin
+        row: dict[str, Any] = {"status": "ok"}
+        row.update(_measure(instance, run.schedule))
+        row.update(run.extras)
+        if "lower_bound" in task.metrics:
+            bound = _makespan_bound(task.source, instance)
+            row["lower_bound"] = bound
+            row["gap"] = ((row["makespan"] - bound) / bound if bound > 0
+                          else math.nan)
+        if "job_stretch" in task.metrics:
+            for job, stretch in run.schedule.stretches(instance).items():
+                row[f"stretch:{job}"] = float(stretch)
+        row["wall_time"] = wall
+        return TaskResult(task.key, "ok", row, None, wall, worker_name())
+    except Exception as err:  # recorded, never raised: the sweep goes on
+        if math.isnan(wall):
+            wall = time.perf_counter() - start
+        return TaskResult(task.key, "failed", {"status": "failed"}, one_line(err),
+                          wall, worker_name())
+
+
+def run_chunk(tasks: list[Task]) -> list[TaskResult]:
+    """:func:`run_task` on each task, in order (one worker, one call; the
+    tasks of a chunk share their instance, built once)."""
+    return [run_task(task) for task in tasks]

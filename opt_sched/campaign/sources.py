@@ -1,0 +1,228 @@
+"""Instance sources of a campaign: files and seeded generators.
+
+A generator is a name, its typed parameters and a function that builds the
+instance. Parameters are coerced when the spec is loaded (``batch = 1`` and
+``batch = 1.0`` name the same instance, so they hash the same); a value of
+the wrong type or a missing or unknown parameter is a :class:`SpecError`
+naming the key and the value. Values out of range (``alpha_gen = -1``) are
+the generator's business: they fail when the task runs and are recorded as
+a failed task.
+
+Generators
+----------
+``ics2020``
+    :func:`opt_sched.workloads.generate_ics2020` -- ``alpha_gen`` (float,
+    required), ``seed`` (int, required), ``io_nodes`` (int, default 1),
+    ``n_jobs`` (int, default: drawn). The jobs do not depend on ``io_nodes``
+    (the generator draws them before the platform), so the workload is
+    drawn once per ``(alpha_gen, seed, n_jobs)`` and process, and placed on
+    ``io_nodes`` homogeneous partitions of 2048 nodes and bandwidth 1
+    (exactly what :func:`opt_sched.experiments.ics2020.synthetic_task` does).
+``tucan``
+    :func:`opt_sched.workloads.tucan_workload` -- ``batch`` (float,
+    required).
+
+Tasks that share a *family* (the same draw: a generator's parameters other
+than the platform ones, or the same file) are run together in one chunk by
+one worker (:func:`family`), so the instance is built once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import InstanceError, SpecError
+from ..instance import Instance
+from .task import InstanceSource
+
+__all__ = [
+    "GENERATORS",
+    "Generator",
+    "Parameter",
+    "build_instance",
+    "family",
+    "file_source",
+    "generator_source",
+]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A generator parameter: ``kind`` is ``"float"`` or ``"int"``; a
+    parameter without a default is required (``default=None`` with
+    ``required=False`` means "let the generator decide")."""
+
+    name: str
+    kind: str
+    required: bool = True
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A seeded workload generator (see the module docstring)."""
+
+    name: str
+    params: tuple[Parameter, ...]
+    build: Callable[[Mapping[str, Any]], Instance]
+    platform_params: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=16)
+def _ics2020_one_node(alpha_gen: float, seed: int, n_jobs: int | None) -> Instance:
+    from ..workloads import generate_ics2020
+
+    return generate_ics2020(alpha_gen, seed, n_jobs=n_jobs)
+
+
+def _build_ics2020(params: Mapping[str, Any]) -> Instance:
+    from ..instance import Platform
+
+    base = _ics2020_one_node(params["alpha_gen"], params["seed"], params["n_jobs"])
+    r = params["io_nodes"]
+    if r == 1:
+        return base
+    if not isinstance(r, int) or r < 1:  # let the generator word the error
+        from ..workloads import generate_ics2020
+
+        return generate_ics2020(params["alpha_gen"], params["seed"], io_nodes=r)
+    return base.replace(platform=Platform.homogeneous(r, nodes=2048, bandwidth=1.0),
+                        name=base.name.replace("-r1", f"-r{r}"))
+
+
+def _build_tucan(params: Mapping[str, Any]) -> Instance:
+    from ..workloads import tucan_workload
+
+    return tucan_workload(params["batch"])
+
+
+GENERATORS: dict[str, Generator] = {
+    "ics2020": Generator(
+        "ics2020",
+        (Parameter("alpha_gen", "float"), Parameter("seed", "int"),
+         Parameter("io_nodes", "int", required=False, default=1),
+         Parameter("n_jobs", "int", required=False, default=None)),
+        _build_ics2020, platform_params=("io_nodes",)),
+    "tucan": Generator("tucan", (Parameter("batch", "float"),), _build_tucan),
+}
+
+
+def _coerce(where: str, kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SpecError(f"{where}={value!r} must be an integer")
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SpecError(f"{where}={value!r} must be a number")
+    return float(value)
+
+
+def generator_source(name: str, params: Mapping[str, Any],
+                     where: str = "instance") -> InstanceSource:
+    """The source of generator ``name`` with scalar ``params`` (coerced,
+    defaults filled in).
+
+    Raises
+    ------
+    SpecError
+        Unknown generator, unknown or missing parameter, or a value of the
+        wrong type.
+    """
+    gen = GENERATORS.get(name)
+    if gen is None:
+        raise SpecError(f"{where}.generator={name!r} is unknown (choose from "
+                        f"{', '.join(sorted(GENERATORS))})")
+    known = {p.name for p in gen.params}
+    for key in params:
+        if key not in known:
+            raise SpecError(f"{where}.{key}={params[key]!r} is not a parameter of "
+                            f"generator {name!r} (it has {', '.join(sorted(known))})")
+    values: dict[str, Any] = {}
+    for p in gen.params:
+        if p.name in params:
+            values[p.name] = _coerce(f"{where}.{p.name}", p.kind, params[p.name])
+        elif p.required:
+            raise SpecError(f"{where}.{p.name} is missing (generator {name!r} "
+                            f"needs it)")
+        else:
+            values[p.name] = p.default
+    return InstanceSource(generator=name, params=tuple(sorted(values.items())))
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 (hex) of the file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_source(path: str | Path, where: str = "instance") -> InstanceSource:
+    """The source of an instance file (``.json`` or PSPLIB ``.sm``).
+
+    Raises
+    ------
+    SpecError
+        The file does not exist or has another suffix.
+    """
+    p = Path(path)
+    if p.suffix not in (".json", ".sm"):
+        raise SpecError(f"{where}={str(path)!r} is not an instance file (*.json, "
+                        f"*.sm)")
+    if not p.is_file():
+        raise SpecError(f"{where}={str(path)!r} does not exist")
+    return InstanceSource(path=str(p.resolve()), digest=file_digest(p))
+
+
+def family(source: InstanceSource) -> tuple:
+    """Tasks of one family share one draw of their instance (see the
+    module docstring): the generator's non-platform parameters, or the
+    file's digest."""
+    if source.generator is None:
+        return ("file", source.digest)
+    gen = GENERATORS[source.generator]
+    return (source.generator, *((k, v) for k, v in source.params
+                                if k not in gen.platform_params))
+
+
+def build_instance(source: InstanceSource) -> Instance:
+    """The instance of ``source``, built once per process (instances are
+    immutable; the last 8 are kept). A file is read and checked against its
+    digest (an edited file would silently change a finished task's
+    meaning).
+
+    Raises
+    ------
+    InstanceError
+        The file changed since the spec was loaded, or is malformed.
+    OptionError
+        A generator parameter out of range.
+    """
+    return _build_cached(source)
+
+
+@lru_cache(maxsize=8)
+def _build_cached(source: InstanceSource) -> Instance:
+    if source.generator is not None:
+        return GENERATORS[source.generator].build(dict(source.params))
+    assert source.path is not None
+    digest = file_digest(source.path)
+    if digest != source.digest:
+        raise InstanceError(f"{source.path}: sha256={digest[:12]}... differs from "
+                            f"{source.digest[:12]}... when the spec was loaded "
+                            f"(the file changed)")
+    if source.path.endswith(".sm"):
+        from ..workloads.psplib import read_psplib
+
+        return read_psplib(source.path)
+    from ..io import read_instance
+
+    return read_instance(source.path)

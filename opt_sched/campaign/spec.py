@@ -1,0 +1,428 @@
+"""The campaign spec: a TOML file that lists the tasks and the outputs.
+
+The format is documented in ``instances/sweep.md`` and has a JSON Schema,
+``instances/schemas/sweep.schema.json``. :func:`load_spec` checks
+everything the schema says, and more (generator parameters and their
+types, method specs, unique group names), and raises a one-line
+:class:`SpecError` that names the file, the key and the value.
+
+Expansion into tasks
+--------------------
+A ``[[groups]]`` entry is a product ``instances x methods x seeds``, in that
+nesting order (the first instance with every method, each with every seed,
+then the next instance). An instance entry is a file path, or a generator
+table whose parameters are scalars, lists or ranges ``{start, stop, step}``
+(``stop`` included); lists and ranges are expanded as a product, the first
+key outermost. A ``[[tasks]]`` entry is one explicit task. The task list is
+the groups in order, then the explicit tasks; tasks are dispatched in that
+order (put long ones first), and the same task listed twice runs once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import SpecError
+from .execute import resolve_method
+from .sources import file_source, generator_source
+from .task import EXTRA_METRICS, InstanceSource, Limits, Task
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = [
+    "AGGREGATES",
+    "BUILTIN_TABLES",
+    "FigureSpec",
+    "PivotSpec",
+    "Spec",
+    "load_spec",
+    "parse_spec",
+]
+
+BUILTIN_TABLES = ("tasks", "methods", "failures")
+"""``tasks.csv`` (one row per task), ``methods.csv`` (per group and method:
+counts and means), ``failures.csv`` (the failed tasks and their errors)."""
+
+AGGREGATES = ("mean", "median", "geomean", "min", "max", "count")
+FIGURE_KINDS = ("line", "scatter")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """A figure: ``y`` against ``x``, one series per value of ``by``.
+    ``line`` aggregates ``y`` per ``x`` with ``agg``; ``scatter`` plots every
+    task. ``groups`` restricts it to some spec groups (default: all)."""
+
+    name: str
+    x: str
+    y: str
+    by: str = "method"
+    kind: str = "line"
+    agg: str = "mean"
+    groups: tuple[str, ...] = ()
+    logx: bool = False
+    logy: bool = False
+
+
+@dataclass(frozen=True)
+class PivotSpec:
+    """A table ``<name>.csv``: ``values`` aggregated by ``agg`` over rows
+    ``index`` and columns ``columns`` (successful tasks only)."""
+
+    name: str
+    index: tuple[str, ...]
+    values: str
+    columns: tuple[str, ...] = ()
+    agg: str = "mean"
+    groups: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A loaded campaign spec: its tasks in order and the outputs wanted."""
+
+    name: str
+    description: str
+    tasks: tuple[Task, ...]
+    tables: tuple[str, ...] = BUILTIN_TABLES
+    reports: tuple[str, ...] = ()
+    figures: tuple[FigureSpec, ...] = ()
+    pivots: tuple[PivotSpec, ...] = ()
+    path: str | None = None
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for task in self.tasks:
+            seen.setdefault(task.group, None)
+        return tuple(seen)
+
+
+# -- small checkers; `where` is the key path, e.g. groups[0].methods[2] ---------------
+def _fail(where: str, value: Any, why: str) -> SpecError:
+    return SpecError(f"{where}={value!r} {why}")
+
+
+def _table(where: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _fail(where, value, "must be a table")
+    return value
+
+
+def _only(where: str, data: Mapping[str, Any], allowed: Sequence[str]) -> None:
+    for key in data:
+        if key not in allowed:
+            raise _fail(f"{where}.{key}" if where else key, data[key],
+                        f"is not a known key (allowed: {', '.join(allowed)})")
+
+
+def _string(where: str, value: Any, *, name: bool = False) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, value, "must be a non-empty string")
+    if name and not _NAME.match(value):
+        raise _fail(where, value, "must be letters, digits, '_', '.', '-'")
+    return value
+
+
+def _strings(where: str, value: Any, *, allowed: Sequence[str] | None = None,
+             nonempty: bool = True) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or (nonempty and not value):
+        raise _fail(where, value, "must be a non-empty list of strings")
+    out = []
+    for n, item in enumerate(value):
+        text = _string(f"{where}[{n}]", item)
+        if allowed is not None and text not in allowed:
+            raise _fail(f"{where}[{n}]", text,
+                        f"is unknown (choose from {', '.join(allowed)})")
+        out.append(text)
+    return tuple(out)
+
+
+def _bool(where: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(where, value, "must be true or false")
+    return value
+
+
+def _range(where: str, spec: Mapping[str, Any]) -> list[int | float]:
+    _only(where, spec, ("start", "stop", "step"))
+    for key in ("start", "stop"):
+        if key not in spec:
+            raise SpecError(f"{where}.{key} is missing (a range is "
+                            f"{{start, stop, step}}, stop included)")
+    values = {k: spec.get(k, 1) for k in ("start", "stop", "step")}
+    for key, v in values.items():
+        if (isinstance(v, bool) or not isinstance(v, (int, float))
+                or not math.isfinite(v)):
+            raise _fail(f"{where}.{key}", v, "must be a finite number")
+    start, stop, step = values["start"], values["stop"], values["step"]
+    if step <= 0:
+        raise _fail(f"{where}.step", step, "must be > 0")
+    if stop < start:
+        raise _fail(f"{where}.stop", stop, f"must be >= start={start!r}")
+    count = math.floor((stop - start) / step + 1e-9) + 1
+    if count > 1_000_000:
+        raise _fail(where, dict(spec), "expands to more than a million values")
+    # start + k * step (not repeated addition): the same floats as
+    # ``0.5 + 0.25 * k``, and integers when all three are integers
+    return [start + k * step for k in range(count)]
+
+
+def _values(where: str, value: Any) -> list[Any]:
+    """A scalar, a list, or a range table -> the list of values."""
+    if isinstance(value, Mapping):
+        return _range(where, value)
+    if isinstance(value, list):
+        if not value:
+            raise _fail(where, value, "must not be empty")
+        for n, item in enumerate(value):
+            if isinstance(item, (Mapping, list)):
+                raise _fail(f"{where}[{n}]", item, "must be a scalar")
+        return list(value)
+    return [value]
+
+
+def _sources(where: str, entry: Any, base: Path, *, expand: bool = True
+             ) -> list[InstanceSource]:
+    if isinstance(entry, str):
+        return [file_source(_resolve(base, entry), where)]
+    data = _table(where, entry)
+    if "file" in data:
+        _only(where, data, ("file",))
+        return [file_source(_resolve(base, _string(f"{where}.file", data["file"])),
+                            f"{where}.file")]
+    if "generator" not in data:
+        raise SpecError(f"{where}={dict(data)!r} needs 'file' or 'generator'")
+    name = _string(f"{where}.generator", data["generator"])
+    keys = [k for k in data if k != "generator"]
+    axes = []
+    for key in keys:
+        if expand:
+            axes.append(_values(f"{where}.{key}", data[key]))
+        else:
+            if isinstance(data[key], (Mapping, list)):
+                raise _fail(f"{where}.{key}", data[key], "must be a scalar here")
+            axes.append([data[key]])
+    return [generator_source(name, dict(zip(keys, combo)), where)
+            for combo in itertools.product(*axes)]
+
+
+def _resolve(base: Path, path: str) -> Path:
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else base / p
+
+
+def _seeds(where: str, value: Any) -> list[int]:
+    seeds = _values(where, value)
+    for n, s in enumerate(seeds):
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise _fail(f"{where}[{n}]" if len(seeds) > 1 else where, s,
+                        "must be an integer >= 0")
+    return seeds
+
+
+def _limits(where: str, value: Any, default: Limits) -> Limits:
+    data = _table(where, value)
+    _only(where, data, ("time_limit",))
+    limit = data.get("time_limit", default.time_limit)
+    if limit is not None and (isinstance(limit, bool)
+                              or not isinstance(limit, (int, float))
+                              or not math.isfinite(limit) or limit <= 0):
+        raise _fail(f"{where}.time_limit", limit, "must be a number > 0 (seconds)")
+    return Limits(None if limit is None else float(limit))
+
+
+_METHOD_CHECKED: dict[str, str] = {}
+
+
+def _method(where: str, value: Any) -> str:
+    text = _string(where, value).strip()
+    if text not in _METHOD_CHECKED:
+        try:
+            resolve_method(text)
+        except SpecError as err:
+            raise SpecError(f"{where}: {err}") from None
+        _METHOD_CHECKED[text] = text
+    return text
+
+
+def _figures(where: str, value: Any) -> tuple[FigureSpec, ...]:
+    if not isinstance(value, list):
+        raise _fail(where, value, "must be a list of tables ([[outputs.figures]])")
+    out = []
+    for n, item in enumerate(value):
+        w = f"{where}[{n}]"
+        data = _table(w, item)
+        _only(w, data, ("name", "x", "y", "by", "kind", "agg", "groups", "logx",
+                        "logy"))
+        for key in ("name", "x", "y"):
+            if key not in data:
+                raise SpecError(f"{w}.{key} is missing")
+        kind = data.get("kind", "line")
+        if kind not in FIGURE_KINDS:
+            raise _fail(f"{w}.kind", kind, f"is unknown (choose from "
+                        f"{', '.join(FIGURE_KINDS)})")
+        agg = data.get("agg", "mean")
+        if agg not in AGGREGATES:
+            raise _fail(f"{w}.agg", agg, f"is unknown (choose from "
+                        f"{', '.join(AGGREGATES)})")
+        out.append(FigureSpec(
+            _string(f"{w}.name", data["name"], name=True), _string(f"{w}.x", data["x"]),
+            _string(f"{w}.y", data["y"]), _string(f"{w}.by", data.get("by", "method")),
+            kind, agg,
+            _strings(f"{w}.groups", data["groups"]) if "groups" in data else (),
+            _bool(f"{w}.logx", data.get("logx", False)),
+            _bool(f"{w}.logy", data.get("logy", False))))
+    return tuple(out)
+
+
+def _pivots(where: str, value: Any) -> tuple[PivotSpec, ...]:
+    if not isinstance(value, list):
+        raise _fail(where, value, "must be a list of tables ([[outputs.pivots]])")
+    out = []
+    for n, item in enumerate(value):
+        w = f"{where}[{n}]"
+        data = _table(w, item)
+        _only(w, data, ("name", "index", "columns", "values", "agg", "groups"))
+        for key in ("name", "index", "values"):
+            if key not in data:
+                raise SpecError(f"{w}.{key} is missing")
+        name = _string(f"{w}.name", data["name"], name=True)
+        if name in BUILTIN_TABLES:
+            raise _fail(f"{w}.name", name, "is a built-in table name")
+        agg = data.get("agg", "mean")
+        if agg not in AGGREGATES:
+            raise _fail(f"{w}.agg", agg, f"is unknown (choose from "
+                        f"{', '.join(AGGREGATES)})")
+        out.append(PivotSpec(
+            name, _strings(f"{w}.index", data["index"]),
+            _string(f"{w}.values", data["values"]),
+            _strings(f"{w}.columns", data["columns"]) if "columns" in data else (),
+            agg, _strings(f"{w}.groups", data["groups"]) if "groups" in data else ()))
+    return tuple(out)
+
+
+def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
+               path: str | None = None) -> Spec:
+    """A :class:`Spec` from the parsed TOML ``data``; relative instance
+    paths are taken from ``base``.
+
+    Raises
+    ------
+    SpecError
+        The first problem found, on one line naming the key and the value.
+    """
+    from .reports import REPORTS
+
+    base = Path(base)
+    _only("", data, ("name", "description", "limits", "groups", "tasks", "outputs"))
+    if "name" not in data:
+        raise SpecError("name is missing (the campaign's name)")
+    name = _string("name", data["name"], name=True)
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise _fail("description", description, "must be a string")
+    limits = _limits("limits", data.get("limits", {}), Limits())
+    groups = data.get("groups", [])
+    explicit = data.get("tasks", [])
+    if not isinstance(groups, list):
+        raise _fail("groups", groups, "must be a list of tables ([[groups]])")
+    if not isinstance(explicit, list):
+        raise _fail("tasks", explicit, "must be a list of tables ([[tasks]])")
+    if not groups and not explicit:
+        raise SpecError("groups is missing (a spec needs [[groups]] or [[tasks]])")
+
+    tasks: list[Task] = []
+    names: set[str] = set()
+    for g, group in enumerate(groups):
+        w = f"groups[{g}]"
+        data_g = _table(w, group)
+        _only(w, data_g, ("name", "instances", "methods", "seeds", "metrics", "limits"))
+        for key in ("name", "instances", "methods"):
+            if key not in data_g:
+                raise SpecError(f"{w}.{key} is missing")
+        gname = _string(f"{w}.name", data_g["name"], name=True)
+        if gname in names:
+            raise _fail(f"{w}.name", gname, "is used by another group")
+        names.add(gname)
+        entries = data_g["instances"]
+        if not isinstance(entries, list) or not entries:
+            raise _fail(f"{w}.instances", entries, "must be a non-empty list")
+        sources = [s for n, e in enumerate(entries)
+                   for s in _sources(f"{w}.instances[{n}]", e, base)]
+        methods = [_method(f"{w}.methods[{n}]", m) for n, m in
+                   enumerate(_strings(f"{w}.methods", data_g["methods"]))]
+        seeds = _seeds(f"{w}.seeds", data_g.get("seeds", [0]))
+        metrics = (_strings(f"{w}.metrics", data_g["metrics"], allowed=EXTRA_METRICS,
+                            nonempty=False) if "metrics" in data_g else ())
+        glimits = _limits(f"{w}.limits", data_g.get("limits", {}), limits)
+        for source in sources:
+            for method in methods:
+                for seed in seeds:
+                    tasks.append(Task(source, method, seed, glimits, metrics,
+                                      group=gname, index=len(tasks)))
+    for t, item in enumerate(explicit):
+        w = f"tasks[{t}]"
+        data_t = _table(w, item)
+        _only(w, data_t, ("group", "instance", "method", "seed", "metrics", "limits"))
+        for key in ("instance", "method"):
+            if key not in data_t:
+                raise SpecError(f"{w}.{key} is missing")
+        gname = _string(f"{w}.group", data_t.get("group", "tasks"), name=True)
+        (source,) = _sources(f"{w}.instance", data_t["instance"], base, expand=False)
+        seed = data_t.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise _fail(f"{w}.seed", seed, "must be an integer >= 0")
+        metrics = (_strings(f"{w}.metrics", data_t["metrics"], allowed=EXTRA_METRICS,
+                            nonempty=False) if "metrics" in data_t else ())
+        tasks.append(Task(source, _method(f"{w}.method", data_t["method"]), seed,
+                          _limits(f"{w}.limits", data_t.get("limits", {}), limits),
+                          metrics, group=gname, index=len(tasks)))
+
+    outputs = _table("outputs", data.get("outputs", {}))
+    _only("outputs", outputs, ("tables", "reports", "figures", "pivots"))
+    tables = (_strings("outputs.tables", outputs["tables"], allowed=BUILTIN_TABLES,
+                       nonempty=False) if "tables" in outputs else BUILTIN_TABLES)
+    reports = (_strings("outputs.reports", outputs["reports"], allowed=tuple(REPORTS),
+                        nonempty=False) if "reports" in outputs else ())
+    figures = _figures("outputs.figures", outputs.get("figures", []))
+    pivots = _pivots("outputs.pivots", outputs.get("pivots", []))
+    return Spec(name, description, tuple(tasks), tables, reports, figures, pivots,
+                path)
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and check a campaign spec file (see the module docstring).
+
+    Raises
+    ------
+    SpecError
+        Unreadable file, bad TOML, or a bad key or value; the message is one
+        line and starts with the file name.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise SpecError(f"{path}: cannot read the spec ({err.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise SpecError(f"{path}: not valid TOML ({err})") from None
+    try:
+        return parse_spec(data, base=p.resolve().parent, path=str(p))
+    except SpecError as err:
+        raise SpecError(f"{path}: {err}") from None

@@ -1,0 +1,63 @@
+"""The ``opt-sched`` command line.
+
+Every command reads instance / schedule files, calls the library and prints
+a table for people, or JSON with ``--json``. The commands are listed in
+:mod:`.registry`, one module each in :mod:`.commands`; the shared parts are
+the parser (:mod:`.parser`), argument types (:mod:`.arguments`), tables
+(:mod:`.tables`), JSON and file output (:mod:`.output`, :mod:`.rows`), plan
+files (:mod:`.plan_file`) and the error boundary (:mod:`.boundary`) that
+maps what a command raises to an exit status (:mod:`.exit_codes`): 0 ok,
+1 infeasible schedule (``validate``), 2 bad input, 3 a bug, 130
+interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+
+from .boundary import run_command
+from .exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_BUG,
+    EXIT_INFEASIBLE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+)
+from .parser import make_parser
+from .plan_file import build_plan
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_BUG", "EXIT_INFEASIBLE", "EXIT_INTERRUPTED",
+           "EXIT_OK", "build_plan", "main", "make_parser"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``opt-sched`` with ``argv`` (default: the process's arguments)
+    and return its exit status."""
+    try:
+        args = make_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        print("opt-sched: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    owns_process = argv is None
+    try:
+        status = run_command(args.run, args, owns_process=owns_process)
+    except KeyboardInterrupt:  # Ctrl-C just as the command ended
+        print("opt-sched: interrupted", file=sys.stderr)
+        status = EXIT_INTERRUPTED
+    if status == EXIT_INTERRUPTED and owns_process:
+        _exit_now(status)
+    return status
+
+
+def _exit_now(status: int) -> None:
+    """End an interrupted ``opt-sched`` at once: every output is already
+    complete on disk (atomic writes), and the interpreter's own clean-up
+    (a garbage collection of a large solver model takes seconds, holding
+    the lock every other thread needs) would break the one-second promise."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)

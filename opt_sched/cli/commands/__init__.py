@@ -1,0 +1,2 @@
+"""One module per ``opt-sched`` command (the list is in
+:mod:`opt_sched.cli.registry`)."""

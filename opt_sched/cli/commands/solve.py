@@ -1,0 +1,86 @@
+"""``opt-sched solve``: an exact model, with its status, validated value and
+proven lower bound."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ...errors import UserError
+from ..arguments import output_path, positive_float, positive_int, seed
+from ..exit_codes import EXIT_OK
+from ..output import print_json
+
+NAME = "solve"
+HELP = "solve exactly (or with a proven bound)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("instance")
+    parser.add_argument("--problem", default="io-sched",
+                        choices=["io-sched", "hpc-io", "packs", "planning"])
+    parser.add_argument("--objective", default="makespan",
+                        choices=["makespan", "max-stretch"])
+    parser.add_argument("--solver", default="cpsat",
+                        choices=["cpsat", "cbc", "highs"])
+    parser.add_argument("--time-limit", type=positive_float, default=60.0)
+    parser.add_argument("--seed", type=seed, default=0)
+    parser.add_argument("--workers", type=positive_int, default=2)
+    parser.add_argument("--export", type=output_path,
+                        help="write the model as .lp or .mps (MILP solvers)")
+    parser.add_argument("--out", type=output_path,
+                        help="write the validated schedule here")
+
+
+def _solve(instance, args: argparse.Namespace):
+    """``(result, exported)``; the model file is written atomically."""
+    from ...exact import solve
+    from ...files import atomic_path
+
+    options = {"problem": args.problem, "objective": args.objective,
+               "solver": args.solver, "time_limit": args.time_limit,
+               "seed": args.seed, "num_workers": args.workers}
+    if not args.export:
+        return solve(instance, **options), False
+    temporary = None
+    try:
+        with atomic_path(args.export, required=False) as temporary:
+            result = solve(instance, **options, export=str(temporary))
+            exported = temporary.exists()
+    except UserError as err:  # name the user's path, not the temporary one
+        if temporary is None:
+            raise
+        raise type(err)(str(err).replace(str(temporary), str(args.export))) from None
+    return result, exported
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...io import read_instance, write_schedule
+
+    instance = read_instance(args.instance)
+    result, exported = _solve(instance, args)
+    if args.export and not exported:
+        print(f"opt-sched: warning: --export: solver {args.solver} wrote no model "
+              f"for problem {args.problem} (the MILP solvers write .lp/.mps)",
+              file=sys.stderr)
+    if args.out and result.schedule is not None:
+        write_schedule(result.schedule, args.out, instance)
+    if args.json:
+        print_json({"instance": instance.name, **result.to_dict()})
+        return EXIT_OK
+
+    def fmt(x: float | None) -> str:
+        return "-" if x is None else f"{x:,.6g}"
+
+    gap = "-" if result.gap is None else f"{100 * result.gap:.2f} %"
+    print(f"{instance.name}: {args.problem} / {args.objective} / {args.solver}")
+    print(f"  status       {result.status}")
+    print(f"  objective    {fmt(result.objective)}  (validated schedule)")
+    print(f"  lower bound  {fmt(result.lower_bound)}")
+    print(f"  gap          {gap}")
+    print(f"  wall time    {result.wall_time:.2f} s")
+    if args.out and result.schedule is not None:
+        print(f"  schedule written to {args.out}")
+    if exported:
+        print(f"  model exported to {args.export}")
+    return EXIT_OK

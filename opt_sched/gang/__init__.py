@@ -1,0 +1,59 @@
+"""Gang scheduling on a serverless-I/O machine (seed 004; SPEC §10).
+
+Time-sliced gang scheduling does not fit the space-sharing replay loop of
+:mod:`opt_sched.scheduling` (a job holds its columns in one or more rows of
+the Ousterhout matrix and advances only during its rows' slices), so it is a
+self-contained subsystem:
+
+- :mod:`.workload` -- :class:`GangWorkload` (jobs: arrival, tasks, CPU
+  time, I/O blocks, file nodes) and its JSON file;
+- :mod:`.placement` -- file-node placement (``random`` / ``contiguous``);
+- :mod:`.serverless` -- the ``serverless-gang`` execution model (local or
+  remote rate, migration stall);
+- :mod:`.matrix` -- the Ousterhout matrix and the phases CleanMatrix,
+  MigrateMatrix, CompactMatrix, FillMatrix and the Schedule row choices;
+- :mod:`.schedulers` -- GS, IOGS, Adaptive-IOGS, Migrate-IOGS;
+- :mod:`.simulator` -- :func:`simulate_gang`: time, slices, quantum
+  accounting;
+- :mod:`.record` -- :class:`GangRecord`, the schedule (slices and runs)
+  with JSON round trip and the generic :class:`~opt_sched.schedule.Schedule`
+  form;
+- :mod:`.validate` -- :func:`validate_gang`, independent of the simulator;
+- :mod:`.metrics` -- wait, response, slowdown, local jobs, utilisation;
+- :mod:`.distributions`, :mod:`.jann` -- the ``jann`` workload protocol;
+- :mod:`.swf` -- a minimal SWF reader for KTH-SP2 replays;
+- :mod:`.experiments` -- :func:`run_point`, the reproduction grid;
+- :mod:`.cli_entry` -- ``generate --protocol jann`` and ``replay``.
+"""
+
+from __future__ import annotations
+
+from .metrics import gang_job_table, gang_summary
+from .placement import PLACEMENTS, place_files
+from .record import GangRecord, read_record, write_record
+from .schedulers import GANG_SCHEDULERS, get_gang_scheduler
+from .serverless import EXECUTION
+from .simulator import simulate_gang
+from .validate import GANG_RULES, GangViolation, assert_gang_feasible, validate_gang
+from .workload import GangWorkload, read_workload, write_workload
+
+__all__ = [
+    "EXECUTION",
+    "GANG_RULES",
+    "GANG_SCHEDULERS",
+    "PLACEMENTS",
+    "GangRecord",
+    "GangViolation",
+    "GangWorkload",
+    "assert_gang_feasible",
+    "gang_job_table",
+    "gang_summary",
+    "get_gang_scheduler",
+    "place_files",
+    "read_record",
+    "read_workload",
+    "simulate_gang",
+    "validate_gang",
+    "write_record",
+    "write_workload",
+]

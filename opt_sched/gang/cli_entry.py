@@ -1,0 +1,277 @@
+"""Command-line entry of the gang subsystem.
+
+Two commands, to be mounted on the ``opt-sched`` front door at merge
+(``add_arguments`` / ``run``, or the per-command functions), and available
+meanwhile as ``python -m opt_sched.gang``::
+
+    python -m opt_sched.gang generate --protocol jann --io-intensity 0.5 \\
+        --mean-runtime 3102 --jobs 10000 --seed 1 --out W.json
+    python -m opt_sched.gang generate --protocol swf --trace KTH-SP2.swf.gz \\
+        --seed 1 --out kth.json
+    python -m opt_sched.gang replay W.json --scheduler migrate-iogs \\
+        [--mpl 5] [--quantum 200] [--migration-budget 64] \\
+        [--migration-cost 20] [--placement random|contiguous] [--seed 0] \\
+        --out out_jobs.csv [--schedule S.json] [--validate] [--json]
+
+``replay`` writes one CSV row per job (:data:`~opt_sched.gang.metrics.JOB_COLUMNS`)
+and prints the summary (a table, or JSON with ``--json``); ``--schedule``
+also writes the gang schedule record. Exit status: 0 success, 2 bad input
+(one line on stderr), 3 internal error (``--validate`` found a violation: a
+bug), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from ..errors import InternalError, UserError
+from ..files import atomic_write_text
+
+__all__ = [
+    "add_arguments",
+    "add_generate_arguments",
+    "add_replay_arguments",
+    "main",
+    "run",
+    "run_generate",
+    "run_replay",
+]
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") \
+                from None
+        if not value > 0 or (kind is float and not math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+        return value
+    return parse
+
+
+def _non_negative(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") \
+                from None
+        if not value >= 0 or (kind is float and not math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+        return value
+    return parse
+
+
+def _intensity(text: str) -> float | str:
+    if text == "mixed":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number or 'mixed'") \
+            from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be in [0, 1)")
+    return value
+
+
+# -- generate ----------------------------------------------------------------------
+def add_generate_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``generate`` for the gang protocols."""
+    parser.add_argument("--protocol", choices=("jann", "swf"), required=True,
+                        help="jann: synthetic ASCI Blue-Pacific-like stream; "
+                             "swf: a log (--trace) with r drawn per job")
+    parser.add_argument("--io-intensity", type=_intensity, default=0.5,
+                        help="r of every job (0.1, 0.33, 0.5 in the seed) or "
+                             "'mixed' (jann; default 0.5)")
+    parser.add_argument("--mean-runtime", type=_positive(float), default=3102.0,
+                        help="mean all-local execution time in seconds (jann; "
+                             "default 3102)")
+    parser.add_argument("--mean-interarrival", type=_positive(float), default=583.0,
+                        help="mean inter-arrival time in seconds (jann; default 583)")
+    parser.add_argument("--jobs", type=_positive(int), default=None,
+                        help="number of jobs (jann: default 10000; swf: the first N)")
+    parser.add_argument("--nodes", type=_positive(int), default=None,
+                        help="machine size (jann: default 320; swf: the header's)")
+    parser.add_argument("--trace", default=None, help="SWF file (swf protocol)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--placement", choices=("random", "contiguous"), default=None,
+                        help="also draw and store the file nodes")
+    parser.add_argument("--out", required=True, help="workload JSON file to write")
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    """``generate``: write a gang workload file."""
+    from .jann import jann_workload
+    from .placement import place_files
+    from .swf import swf_workload
+    from .workload import write_workload
+
+    if args.protocol == "jann":
+        if args.trace is not None:
+            raise UserError("--trace is for --protocol swf only")
+        workload = jann_workload(args.jobs or 10_000, args.mean_runtime,
+                                 args.io_intensity, args.seed,
+                                 mean_interarrival=args.mean_interarrival,
+                                 nodes=args.nodes or 320)
+    else:
+        if args.trace is None:
+            raise UserError("--protocol swf needs --trace FILE")
+        workload = swf_workload(args.trace, seed=args.seed, nodes=args.nodes,
+                                jobs=args.jobs)
+    if args.placement is not None:
+        workload = place_files(workload, args.placement, args.seed)
+    write_workload(workload, args.out)
+    print(f"{args.out}: {len(workload)} jobs on {workload.nodes} nodes, offered "
+          f"all-local load {workload.offered_load():.3f}")
+    return EXIT_OK
+
+
+# -- replay ------------------------------------------------------------------------
+def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``replay`` for gang workloads."""
+    from .schedulers import GANG_SCHEDULERS
+
+    parser.add_argument("workload", help="gang workload JSON (from generate)")
+    parser.add_argument("--scheduler", choices=tuple(GANG_SCHEDULERS), required=True)
+    parser.add_argument("--mpl", type=_positive(int), default=5,
+                        help="multiprogramming level: rows of the matrix (default 5)")
+    parser.add_argument("--quantum", type=_positive(float), default=200.0,
+                        help="time slice T in seconds (default 200)")
+    parser.add_argument("--migration-budget", type=_non_negative(int), default=64,
+                        help="Q: tasks migrated per slice (migrate-iogs; default 64)")
+    parser.add_argument("--migration-cost", type=_non_negative(float), default=20.0,
+                        help="C: migration cost in seconds (migrate-iogs; default 20)")
+    parser.add_argument("--placement", choices=("random", "contiguous"), default=None,
+                        help="draw the file nodes (default: the workload's, else "
+                             "random)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the file-node placement (default 0)")
+    parser.add_argument("--out", default=None, help="per-job CSV to write")
+    parser.add_argument("--schedule", default=None,
+                        help="also write the gang schedule record (JSON)")
+    parser.add_argument("--validate", action="store_true",
+                        help="check the schedule with the independent validator")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _csv(table: dict[str, Any]) -> str:
+    from .metrics import JOB_COLUMNS
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(JOB_COLUMNS)
+    columns = [table[c].tolist() for c in JOB_COLUMNS]
+    for row in zip(*columns):
+        writer.writerow([_cell(v) for v in row])
+    return buffer.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(value)
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``replay``: simulate, (validate,) write the CSV, print the summary."""
+    from ..errors import InfeasibleScheduleError
+    from .metrics import gang_job_table, gang_summary
+    from .placement import place_files
+    from .record import write_record
+    from .simulator import simulate_gang
+    from .validate import validate_gang
+    from .workload import read_workload
+
+    workload = read_workload(args.workload)
+    if args.placement is not None or workload.file_nodes is None:
+        workload = place_files(workload, args.placement or "random", args.seed)
+    record = simulate_gang(workload, args.scheduler, mpl=args.mpl,
+                           quantum=args.quantum,
+                           migration_budget=args.migration_budget,
+                           migration_cost=args.migration_cost)
+    summary = gang_summary(workload, record)
+    summary["placement"] = workload.placement
+    if args.validate:
+        violations = validate_gang(workload, record)
+        if violations:
+            shown = "; ".join(v.message for v in violations[:5])
+            raise InfeasibleScheduleError(f"{len(violations)} violations: {shown}")
+        summary["validated"] = True
+    if args.out:
+        atomic_write_text(args.out, _csv(gang_job_table(workload, record)))
+    if args.schedule:
+        write_record(record, args.schedule)
+    if args.json:
+        print(json.dumps(_jsonable(summary), indent=1))
+    else:
+        width = max(len(k) for k in summary)
+        for key, value in summary.items():
+            shown = f"{value:.6g}" if isinstance(value, float) else value
+            print(f"{key:<{width}}  {shown}")
+    return EXIT_OK
+
+
+# -- both --------------------------------------------------------------------------
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``generate`` and ``replay`` sub-commands to ``parser``."""
+    sub = parser.add_subparsers(dest="gang_command", required=True,
+                                parser_class=_Parser)
+    add_generate_arguments(sub.add_parser(
+        "generate", help="write a gang workload (jann protocol or an SWF log)"))
+    add_replay_arguments(sub.add_parser(
+        "replay", help="gang-schedule a workload on a serverless-I/O machine"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sub-command chosen by :func:`add_arguments`' parser."""
+    if args.gang_command == "generate":
+        return run_generate(args)
+    return run_replay(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m opt_sched.gang``: parse, run, map errors to exit codes."""
+    parser = _Parser(prog="python -m opt_sched.gang",
+                     description="Gang scheduling on a serverless-I/O machine "
+                                 "(seed 004).")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except InternalError as err:
+        print(f"internal error: {err}", file=sys.stderr)
+        return EXIT_BUG
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED

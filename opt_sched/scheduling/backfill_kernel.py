@@ -1,0 +1,484 @@
+"""The compiled core of the backfilling schedulers (numba, ``cache=True``):
+the one implementation of EASY and conservative backfilling (and of their
+bandwidth rules), called by the Python schedulers pass by pass
+(:mod:`~opt_sched.scheduling.backfilling`) and by the fused replay loop
+(:mod:`~opt_sched.scheduling.fused`).
+
+State ``st`` (a tuple of arrays, built by :func:`new_state`), for ``n``
+jobs, ``L`` lanes (partitions), ``W`` words per machine set:
+
+- ``ji[j]``: nodes, lane, state (0 unsubmitted, 1 waiting, 2 running,
+  3 ended), mask slot (``-1``), has a reservation, position in the running
+  list; ``jf[j]``: estimate ``e_j`` (+ RJMS delay), bandwidth ``beta_j``,
+  allocation start and end (running or reserved);
+- ``masks[slot]``: the machines of a running or reserved job, slots taken
+  from the stack ``slots``;
+- ``li[k]``: profile slices in use, head job (``-1``), a job ended at this
+  instant, stale (a reservation lies in the past), free machines now,
+  profile tracks bandwidth, running jobs, earliest estimated end to
+  recompute; ``lf[k]``: bandwidth tolerance,
+  sum of the running jobs' ``beta``, bandwidth of the jobs past their
+  estimate, partition bandwidth ``b_k``, admission limit ``L`` (``inf``),
+  earliest estimated end of a running job;
+- the profiles ``times[k]``, ``free[k]``, ``bw[k]``
+  (:mod:`~opt_sched.scheduling.profile`), ``busy[k]`` (machines of jobs
+  past their estimate);
+- ``g``: free slots, running jobs, admission rule on, some job has 0 nodes,
+  jobs started in this decision; ``run_list``; ``scratch``; ``started``
+  (the jobs started in this decision, in order).
+
+Capacity: a pass adds at most two slices and takes at most one slot per
+placed job; :func:`lane_pass` refuses to start without that room, and the
+caller then grows ``times``/``free``/``bw`` and the slot pool
+(:func:`grow`).
+
+Jobs without a requested time (``e = inf``; batsched rejects them): a job
+whose machines such a job holds has no first fit, hence no reservation.
+EASY then backfills nothing past such a head, since nothing could prove
+that a backfilled job does not delay it (only running jobs can block the
+head, and they end: a later pass places it). Conservative places the later
+jobs as usual -- stopping could wait forever, as a job may be blocked by
+the reservation, of unknown end, of a job behind it in the queue order --
+and tries the job again at every pass.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..borrow import borrow
+
+from . import profile as pf
+
+# ji columns
+J_NODES, J_LANE, J_STATE, J_SLOT, J_RES, J_RUNPOS = 0, 1, 2, 3, 4, 5
+# job states
+UNSUBMITTED, WAITING, RUNNING, ENDED = 0, 1, 2, 3
+# jf columns
+F_EST, F_DEMAND, F_START, F_END = 0, 1, 2, 3
+# li columns
+L_NSL, L_HEAD, L_ENDED, L_STALE, L_FREE, L_TRACK, L_NRUN, L_DIRTY = range(8)
+# lf columns
+LF_TOL, LF_RUNBW, LF_BUSYBW, LF_BAND, LF_LIMIT, LF_MINEND = range(6)
+# g entries
+G_SLOTTOP, G_NRUN, G_CHECK, G_ZERO, G_NSTARTED = 0, 1, 2, 3, 4
+
+EASY = 0
+CONSERVATIVE = 1
+
+
+@njit(cache=True)
+def borrowed(st):
+    """The state with every array borrowed (see :func:`borrow`)."""
+    return (borrow(st[0]), borrow(st[1]), borrow(st[2]), borrow(st[3]), borrow(st[4]),
+            borrow(st[5]), borrow(st[6]), borrow(st[7]), borrow(st[8]), borrow(st[9]),
+            borrow(st[10]), borrow(st[11]), borrow(st[12]), borrow(st[13]))
+
+
+def new_state(nodes, estimate, demand, lane, sizes, bands, capacities, limits,
+              check, slices=64, slots=64):
+    """A fresh state (see the module docstring). ``capacities[k]``: the
+    bandwidth the profile tracks (``nan``: none); ``limits[k]``: the
+    admission limit (``inf``: none); ``check``: admission rule on."""
+    n = len(nodes)
+    L = len(sizes)
+    W = pf.words_for(max(sizes))
+    ji = np.zeros((n, 6), np.int64)
+    ji[:, J_NODES] = nodes
+    ji[:, J_LANE] = lane
+    ji[:, J_SLOT] = -1
+    ji[:, J_RUNPOS] = -1
+    jf = np.zeros((n, 4))
+    jf[:, F_EST] = estimate
+    jf[:, F_DEMAND] = demand
+    slots = max(slots, 1)
+    masks = np.zeros((slots, W), np.uint64)
+    slot_stack = np.arange(slots - 1, -1, -1, dtype=np.int64)
+    li = np.zeros((L, 8), np.int64)
+    lf = np.zeros((L, 6))
+    times = np.zeros((L, slices))
+    free = np.zeros((L, slices, W), np.uint64)
+    bw = np.zeros((L, slices))
+    for k in range(L):
+        li[k, L_NSL] = 1
+        li[k, L_HEAD] = -1
+        li[k, L_FREE] = sizes[k]
+        full, rest = divmod(sizes[k], 64)
+        free[k, 0, :full] = np.uint64(2**64 - 1)
+        if rest:
+            free[k, 0, full] = np.uint64(2**rest - 1)
+        track = not math.isnan(capacities[k])
+        li[k, L_TRACK] = track
+        bw[k, 0] = capacities[k] if track else 0.0
+        cap = capacities[k] if track else limits[k]
+        lf[k, LF_TOL] = pf.BW_TOL * max(cap, 1.0) if math.isfinite(cap) else 0.0
+        lf[k, LF_BAND] = bands[k]
+        lf[k, LF_LIMIT] = limits[k]
+        lf[k, LF_MINEND] = math.inf
+    busy = np.zeros((L, W), np.uint64)
+    g = np.zeros(5, np.int64)
+    g[G_SLOTTOP] = slots
+    g[G_CHECK] = check
+    g[G_ZERO] = int((np.asarray(nodes) == 0).any())
+    run_list = np.zeros(max(n, 1), np.int64)
+    scratch = np.zeros((3, W), np.uint64)
+    started = np.zeros(max(n, 1), np.int64)
+    return (ji, jf, masks, slot_stack, li, lf, times, free, bw, busy, g, run_list,
+            scratch, started)
+
+
+@njit(cache=True)
+def needs_room(st, lane, placements):
+    """Whether lane ``lane`` lacks profile slices or the pool lacks slots
+    for ``placements`` more placements."""
+    li, times, g = st[4], st[6], st[10]
+    slack = 2 * placements + 4
+    return (li[lane, L_NSL] + slack > times.shape[1]
+            or g[G_SLOTTOP] < placements + 1)
+
+
+@njit(cache=True)
+def grow(st, placements):
+    """The state with room for ``placements`` more placements in every lane
+    (arrays reallocated, contents kept)."""
+    (ji, jf, masks, slot_stack, li, lf, times, free, bw, busy, g, run_list,
+     scratch, started) = st
+    L, C = times.shape
+    need = 0
+    for k in range(L):
+        need = max(need, li[k, L_NSL] + 2 * placements + 4)
+    if need > C:
+        C2 = max(need, 2 * C)
+        times2 = np.zeros((L, C2))
+        free2 = np.zeros((L, C2, free.shape[2]), np.uint64)
+        bw2 = np.zeros((L, C2))
+        times2[:, :C] = times
+        free2[:, :C, :] = free
+        bw2[:, :C] = bw
+        times, free, bw = times2, free2, bw2
+    S = masks.shape[0]
+    if g[G_SLOTTOP] < placements + 1:
+        S2 = max(2 * S, S + placements + 1)
+        masks2 = np.zeros((S2, masks.shape[1]), np.uint64)
+        masks2[:S] = masks
+        stack2 = np.zeros(S2, np.int64)
+        top = g[G_SLOTTOP]
+        stack2[:top] = slot_stack[:top]
+        for s in range(S2 - 1, S - 1, -1):
+            stack2[top] = s
+            top += 1
+        g[G_SLOTTOP] = top
+        masks, slot_stack = masks2, stack2
+    return (ji, jf, masks, slot_stack, li, lf, times, free, bw, busy, g, run_list,
+            scratch, started)
+
+
+# -- allocations ---------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _take_slot(st, j, rows, r):
+    ji, masks, slot_stack, g = st[0], st[2], st[3], st[10]
+    g[G_SLOTTOP] -= 1
+    s = slot_stack[g[G_SLOTTOP]]
+    ji[j, J_SLOT] = s
+    for w in range(masks.shape[1]):
+        masks[s, w] = rows[r, w]
+    return s
+
+
+@njit(cache=True, inline="always")
+def _free_slot(st, j):
+    ji, slot_stack, g = st[0], st[3], st[10]
+    slot_stack[g[G_SLOTTOP]] = ji[j, J_SLOT]
+    g[G_SLOTTOP] += 1
+    ji[j, J_SLOT] = -1
+
+
+@njit(cache=True, inline="always")
+def _profile_add(st, k, start, end, s, demand):
+    li = st[4]
+    li[k, L_NSL] = pf.add(st[6], st[7], st[8], k, li[k, L_NSL], start, end, st[2],
+                          s, demand, li[k, L_TRACK] != 0)
+
+
+@njit(cache=True, inline="always")
+def _profile_remove(st, k, start, end, s, demand):
+    li = st[4]
+    li[k, L_NSL] = pf.remove(st[6], st[7], st[8], k, li[k, L_NSL], start, end,
+                             st[2], s, demand, li[k, L_TRACK] != 0)
+
+
+@njit(cache=True)
+def start_job(st, j, now, rows, r):
+    """Start ``j`` now on the machines ``rows[r]``."""
+    ji, jf, li, lf, g, run_list, started = st[0], st[1], st[4], st[5], st[10], st[11], \
+        st[13]
+    k = ji[j, J_LANE]
+    s = _take_slot(st, j, rows, r)
+    end = now + jf[j, F_EST]
+    jf[j, F_START] = now
+    jf[j, F_END] = end
+    ji[j, J_STATE] = RUNNING
+    li[k, L_FREE] -= ji[j, J_NODES]
+    li[k, L_NRUN] += 1
+    lf[k, LF_RUNBW] += jf[j, F_DEMAND]
+    lf[k, LF_MINEND] = min(lf[k, LF_MINEND], end)
+    ji[j, J_RUNPOS] = g[G_NRUN]
+    run_list[g[G_NRUN]] = j
+    g[G_NRUN] += 1
+    started[g[G_NSTARTED]] = j
+    g[G_NSTARTED] += 1
+    _profile_add(st, k, now, end, s, jf[j, F_DEMAND])
+
+
+@njit(cache=True)
+def reserve_job(st, j, start, rows, r):
+    """Reserve the machines ``rows[r]`` for ``j`` from ``start``."""
+    ji, jf = st[0], st[1]
+    s = _take_slot(st, j, rows, r)
+    jf[j, F_START] = start
+    jf[j, F_END] = start + jf[j, F_EST]
+    ji[j, J_RES] = 1
+    _profile_add(st, ji[j, J_LANE], start, jf[j, F_END], s, jf[j, F_DEMAND])
+
+
+@njit(cache=True)
+def unreserve_job(st, j):
+    ji, jf = st[0], st[1]
+    _profile_remove(st, ji[j, J_LANE], jf[j, F_START], jf[j, F_END], ji[j, J_SLOT],
+                    jf[j, F_DEMAND])
+    _free_slot(st, j)
+    ji[j, J_RES] = 0
+
+
+@njit(cache=True)
+def complete_job(st, j):
+    """``j`` ended (or was killed): its machines and bandwidth are free."""
+    st = borrowed(st)
+    ji, jf, li, lf, g, run_list = st[0], st[1], st[4], st[5], st[10], st[11]
+    k = ji[j, J_LANE]
+    _profile_remove(st, k, jf[j, F_START], jf[j, F_END], ji[j, J_SLOT],
+                    jf[j, F_DEMAND])
+    _free_slot(st, j)
+    ji[j, J_STATE] = ENDED
+    li[k, L_FREE] += ji[j, J_NODES]
+    li[k, L_NRUN] -= 1
+    lf[k, LF_RUNBW] = lf[k, LF_RUNBW] - jf[j, F_DEMAND] if li[k, L_NRUN] else 0.0
+    li[k, L_ENDED] = 1
+    if jf[j, F_END] <= lf[k, LF_MINEND]:
+        li[k, L_DIRTY] = 1
+    pos = ji[j, J_RUNPOS]
+    g[G_NRUN] -= 1
+    last = run_list[g[G_NRUN]]
+    run_list[pos] = last
+    ji[last, J_RUNPOS] = pos
+    ji[j, J_RUNPOS] = -1
+
+
+# -- placing ------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _admits(st, j, k):
+    jf, lf, g = st[1], st[5], st[10]
+    if not g[G_CHECK]:
+        return True
+    demand = jf[j, F_DEMAND]
+    if demand <= 0.0:
+        return True
+    return lf[k, LF_RUNBW] + demand <= lf[k, LF_LIMIT] + lf[k, LF_TOL]
+
+
+@njit(cache=True)
+def fits_now(st, j, now):
+    """Whether ``j`` may start now without touching any reservation (and
+    the admission rule lets it); the machines are left in ``scratch[1]``."""
+    ji, jf, li, lf, scratch = st[0], st[1], st[4], st[5], st[12]
+    k = ji[j, J_LANE]
+    ok = pf.fit_now(st[6], st[7], st[8], k, li[k, L_NSL], st[9], lf[k, LF_BUSYBW],
+                    ji[j, J_NODES], jf[j, F_EST], jf[j, F_DEMAND],
+                    li[k, L_TRACK] != 0, lf[k, LF_TOL], scratch, scratch, 1)
+    return ok and _admits(st, j, k)
+
+
+@njit(cache=True)
+def place(st, j, now):
+    """batsched ``add_job_first_fit``: start ``j`` now if its first fit
+    starts now (and the admission rule lets it), else keep the fit as its
+    reservation. Returns whether it started. A job that never fits (its
+    machines held by jobs of infinite estimate) gets no reservation."""
+    ji, jf, li, lf, scratch = st[0], st[1], st[4], st[5], st[12]
+    k = ji[j, J_LANE]
+    a, now_ok = pf.first_fit(st[6], st[7], st[8], k, li[k, L_NSL], st[9],
+                             lf[k, LF_BUSYBW], ji[j, J_NODES], jf[j, F_EST],
+                             jf[j, F_DEMAND], li[k, L_TRACK] != 0, lf[k, LF_TOL],
+                             scratch, scratch, 1)
+    if a < 0:
+        return False
+    if now_ok and _admits(st, j, k):
+        start_job(st, j, now, scratch, 1)
+        return True
+    reserve_job(st, j, st[6][k, a], scratch, 1)
+    return False
+
+
+@njit(cache=True)
+def refresh(st, k, now, order, n):
+    """Move lane ``k`` to ``now``: note the running jobs past their
+    estimate (busy now), and drop every reservation (stale) if one of them
+    overran or a reservation lies in the past -- it could not start when
+    due, because a job overran or the admission rule refused it; batsched
+    never sees either. ``order[:n]`` are the lane's waiting jobs."""
+    ji, jf, li, lf, times, free, bw, busy, g, run_list = (st[0], st[1], st[4], st[5],
+                                                           st[6], st[7], st[8], st[9],
+                                                           st[10], st[11])
+    W = busy.shape[1]
+    for w in range(W):
+        busy[k, w] = 0
+    busy_bw = 0.0
+    stale = False
+    masks = st[2]
+    if li[k, L_DIRTY]:  # the earliest estimated end may have ended
+        least = math.inf
+        for r in range(g[G_NRUN]):
+            j = run_list[r]
+            if ji[j, J_LANE] == k and jf[j, F_END] < least:
+                least = jf[j, F_END]
+        lf[k, LF_MINEND] = least
+        li[k, L_DIRTY] = 0
+    for r in range(g[G_NRUN] if lf[k, LF_MINEND] <= now else 0):
+        j = run_list[r]
+        if ji[j, J_LANE] != k or jf[j, F_END] > now:
+            continue
+        s = ji[j, J_SLOT]
+        for w in range(W):
+            busy[k, w] |= masks[s, w]
+        busy_bw += jf[j, F_DEMAND]
+        if jf[j, F_END] < now:
+            stale = True
+    lf[k, LF_BUSYBW] = busy_bw
+    li[k, L_NSL] = pf.advance(times, free, bw, k, li[k, L_NSL], now)
+    for i in range(n):  # a reservation that could not start when due
+        if ji[order[i], J_RES] and jf[order[i], F_START] < now:
+            stale = True
+            break
+    li[k, L_STALE] = stale
+    if stale:
+        for i in range(n):
+            if ji[order[i], J_RES]:
+                unreserve_job(st, order[i])
+        li[k, L_HEAD] = -1
+
+
+# -- the passes -----------------------------------------------------------------------
+@njit(cache=True)
+def easy_pass(st, k, now, order, n, released, nrel):
+    """batsched ``EasyBackfilling::make_decisions`` on lane ``k`` (see
+    :mod:`~opt_sched.scheduling.easy`). ``order[:n]``: the waiting jobs in
+    queue order; ``released[:nrel]``: the jobs submitted at ``now`` (any
+    lane), in submission order."""
+    ji, li, g = st[0], st[4], st[10]
+    i = 0
+    placed = False
+    first = order[0] if n > 0 else -1
+    if first != li[k, L_HEAD]:
+        old = li[k, L_HEAD]
+        if old >= 0 and ji[old, J_RES]:
+            unreserve_job(st, old)
+        while i < n and place(st, order[i], now):
+            i += 1
+        placed = True
+    head = order[i] if i < n else -1
+    # batsched counts the machines of its first slice, which at a slice
+    # boundary is the zero-length slice [now, now): the machines no running
+    # job holds (a reservation starting now is not in it)
+    free = li[k, L_FREE]
+    if not (li[k, L_ENDED] or li[k, L_STALE]):
+        if head >= 0 and not ji[head, J_RES]:
+            nrel = 0  # the head has no reservation (see the module docstring)
+        for r in range(nrel):
+            if free <= 0:
+                break
+            j = released[r]
+            if (ji[j, J_LANE] != k or j == head or ji[j, J_STATE] != WAITING
+                    or ji[j, J_NODES] > free):
+                continue
+            if fits_now(st, j, now):
+                start_job(st, j, now, st[12], 1)
+                free -= ji[j, J_NODES]
+    elif free > 0:
+        for idx in range(i, n):
+            j = order[idx]
+            if j == head:
+                if not placed:
+                    if ji[j, J_RES]:
+                        unreserve_job(st, j)
+                    if place(st, j, now):
+                        free -= ji[j, J_NODES]
+                        head = order[idx + 1] if idx + 1 < n else -1
+                        placed = False
+                        continue
+                placed = False
+                if not ji[j, J_RES]:
+                    break  # the head has no reservation (see the module docstring)
+                continue
+            if free <= 0 and not g[G_ZERO]:
+                break  # the head is placed: nothing else can start
+            if ji[j, J_NODES] > free:
+                continue
+            if fits_now(st, j, now):
+                start_job(st, j, now, st[12], 1)
+                free -= ji[j, J_NODES]
+    li[k, L_HEAD] = head
+
+
+@njit(cache=True)
+def conservative_pass(st, k, now, order, n, released, nrel):
+    """batsched ``ConservativeBackfilling::make_decisions`` on lane ``k``
+    (see :mod:`~opt_sched.scheduling.conservative`)."""
+    ji, li = st[0], st[4]
+    if not (li[k, L_ENDED] or li[k, L_STALE]):
+        for r in range(nrel):
+            j = released[r]
+            if ji[j, J_LANE] == k and ji[j, J_STATE] == WAITING:
+                place(st, j, now)
+        return
+    for idx in range(n):
+        j = order[idx]
+        if ji[j, J_RES]:
+            unreserve_job(st, j)
+        place(st, j, now)
+
+
+@njit(cache=True)
+def lane_pass(kind, st, k, now, order, n, released, nrel):
+    """One scheduling pass of lane ``k`` at ``now``: refresh, then the
+    ``kind`` pass; the started jobs are appended to ``started``. Returns
+    ``False`` (having done nothing) if the state lacks room for ``n``
+    placements: :func:`grow` it and call again."""
+    if needs_room(st, k, n):
+        return False
+    sb = borrowed(st)
+    ob, rb = borrow(order), borrow(released)
+    refresh(sb, k, now, ob, n)
+    if kind == EASY:
+        easy_pass(sb, k, now, ob, n, rb, nrel)
+    else:
+        conservative_pass(sb, k, now, ob, n, rb, nrel)
+    sb[4][k, L_ENDED] = 0
+    return True
+
+
+@njit(cache=True)
+def started_machines(st, out, off):
+    """The machines of the jobs started in this decision: those of
+    ``started[s]`` go to ``out[off[s]:off[s + 1]]``. Returns how many jobs
+    started."""
+    sb = borrowed(st)
+    ji, masks, g, started = sb[0], sb[2], sb[10], sb[13]
+    count = g[G_NSTARTED]
+    off[0] = 0
+    for s in range(count):
+        off[s + 1] = off[s] + pf.machines_of(masks, ji[started[s], J_SLOT], out,
+                                             off[s])
+    return count

@@ -1,0 +1,54 @@
+"""``herbein``: I/O-aware EASY backfilling with a bandwidth limit, after
+Herbein et al.
+
+S. Herbein, D. H. Ahn, D. Lipari, T. R. W. Scogland, M. Stearman,
+M. Grondona, J. Garlick, B. Springmeyer, M. Taufer. Scalable I/O-Aware Job
+Scheduling for Burst Buffer Enabled HPC Clusters. HPDC 2016, pp. 69-80,
+doi:10.1145/2907294.2907316.
+
+The parallel file system's bandwidth is a schedulable resource with a limit
+``L``: a job starts -- in queue order or as a backfill -- only if the average
+bandwidths (:attr:`~opt_sched.scheduling.base.JobTable.bandwidth`) of the
+running jobs leave room for its own,
+
+.. math:: \\beta_i + \\sum_{j\\ \\text{running}} \\beta_j \\le L .
+
+Nodes are scheduled by :class:`~opt_sched.scheduling.easy.EasyBackfilling`
+(the head job's machines are reserved); the bandwidth is an admission test
+at start time only (:class:`~opt_sched.scheduling.bandwidth.BandwidthLimit`),
+not planned ahead. That is the difference with ``io-easy`` (seed 000),
+whose reservation also holds the head job's bandwidth: here backfilled jobs
+may take bandwidth the head job will need, and a head job whose machines
+are free but whose bandwidth is not keeps its machines reserved from now
+on. A limit below ``B`` leaves head-room for I/O bursts.
+"""
+
+from __future__ import annotations
+
+from .bandwidth import BandwidthLimit
+from .easy import EasyBackfilling
+from .queue_order import QueueOrder
+
+__all__ = ["HerbeinEasy"]
+
+
+class HerbeinEasy(EasyBackfilling):
+    """EASY backfilling that starts a job only if the running jobs' average
+    bandwidths plus its own stay within ``limit``.
+
+    Parameters
+    ----------
+    limit
+        ``L`` in bandwidth units; ``None`` (default): the partition's I/O
+        bandwidth ``b_k``.
+    order
+        Queue order, ``"fcfs"`` (default) or ``"sjf"``.
+    rjms_delay
+        Seconds added to every estimate.
+    """
+
+    name = "herbein"
+
+    def __init__(self, limit: float | None = None, order: str | QueueOrder = "fcfs",
+                 rjms_delay: float = 0.0) -> None:
+        super().__init__(order, rjms_delay, BandwidthLimit(limit))

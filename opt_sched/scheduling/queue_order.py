@@ -1,0 +1,114 @@
+"""Queue orders: in which order a scheduler considers its waiting jobs.
+
+A :class:`QueueOrder` is asked at every scheduling pass for the waiting
+jobs in priority order (the first one is the *head*, the job EASY reserves
+for). The order is recomputed at each pass, so that priorities that change
+over time (fair-share, aging) are one more module here:
+
+>>> order = get_queue_order("sjf")
+>>> order.attach(jobs, cluster)                  # doctest: +SKIP
+>>> order.sort([4, 7, 9], now=120.0)             # doctest: +SKIP
+[9, 4, 7]
+
+- ``fcfs``: submission order (ties at one instant: instance order).
+- ``sjf``: shortest estimate first, ``e_i`` non-decreasing; equal estimates
+  keep submission order. (batsched's ``asc_walltime`` breaks such ties by
+  the job id string instead.)
+
+An order whose priority of a job never changes may also give
+``static_key(jobs)``: one number per job such that the queue is sorted by
+``(key, submission order)``; the replay engine then runs compiled
+(:mod:`~opt_sched.scheduling.fused`) without asking the order at each pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import OptionError
+from .base import Cluster, JobTable
+
+__all__ = ["QUEUE_ORDERS", "FCFSOrder", "QueueOrder", "SJFOrder", "get_queue_order"]
+
+
+@runtime_checkable
+class QueueOrder(Protocol):
+    """The priority order of the waiting queue.
+
+    ``sort`` receives the waiting jobs of one partition in submission order
+    and returns them in priority order (a new list, or the same one if the
+    order is the submission order; the caller never mutates it). It is
+    called once per scheduling pass, so it may depend on ``now``.
+    """
+
+    name: str
+
+    def attach(self, jobs: JobTable, cluster: Cluster) -> None:
+        """Start of the replay."""
+        ...
+
+    def sort(self, queue: Sequence[int], now: float) -> Sequence[int]:
+        """The waiting jobs in priority order at ``now``."""
+        ...
+
+
+class FCFSOrder:
+    """First come, first served: the submission order itself."""
+
+    name = "fcfs"
+
+    def attach(self, jobs: JobTable, cluster: Cluster) -> None:
+        pass
+
+    def sort(self, queue: Sequence[int], now: float) -> Sequence[int]:
+        return queue
+
+    def static_key(self, jobs: JobTable) -> np.ndarray:
+        return np.zeros(len(jobs))
+
+
+class SJFOrder:
+    """Shortest job first by estimate: ``e_i`` non-decreasing, ties in
+    submission order (a stable sort of the submission order)."""
+
+    name = "sjf"
+
+    def attach(self, jobs: JobTable, cluster: Cluster) -> None:
+        self._key = jobs.estimate.tolist().__getitem__
+
+    def sort(self, queue: Sequence[int], now: float) -> Sequence[int]:
+        if len(queue) < 2:
+            return queue
+        return sorted(queue, key=self._key)
+
+    def static_key(self, jobs: JobTable) -> np.ndarray:
+        return np.asarray(jobs.estimate, float)
+
+
+QUEUE_ORDERS: dict[str, Callable[[], QueueOrder]] = {
+    "fcfs": FCFSOrder,
+    "sjf": SJFOrder,
+}
+"""Queue order name -> factory."""
+
+
+def get_queue_order(order: str | QueueOrder) -> QueueOrder:
+    """A fresh :class:`QueueOrder` named ``order`` (or ``order`` itself).
+
+    Raises
+    ------
+    OptionError
+        Unknown name.
+    """
+    if not isinstance(order, str):
+        if not isinstance(order, QueueOrder):
+            raise OptionError(f"order={order!r} is not a queue order")
+        return order
+    try:
+        return QUEUE_ORDERS[order]()
+    except KeyError:
+        raise OptionError(f"order={order!r} is unknown; choose one of "
+                          f"{', '.join(sorted(QUEUE_ORDERS))}") from None

@@ -1,0 +1,78 @@
+"""Workflows as batch jobs (seed 002, Paper V): manifests, the three
+submission methods, WoAS, metrics and the sweep's experiment function.
+
+- :mod:`.manifest` -- :class:`Workflow` / :class:`Task`, the JSON manifest
+  (:func:`read_manifest`, :func:`write_manifest`, one-line errors);
+- :mod:`.geometry` -- critical path, width, work, pilot waste;
+- :mod:`.catalog` -- the thesis's six workflows and Table 1's groups;
+- :mod:`.submission` -- ``chained``, ``pilot``, ``woas`` jobs into an
+  instance (:func:`workflow_instance`, :func:`build_workflow_workload`);
+- :mod:`.woas` -- :class:`WorkflowAwareOrder`, the two queue views;
+- :mod:`.metrics` -- workflow wait/runtime/turnaround, speed-up,
+  (actual) utilisation, regular jobs' slowdown;
+- :mod:`.experiment` -- :func:`run_share_point`.
+
+Formats and the workflows: ``instances/workflows.md``.
+"""
+
+from __future__ import annotations
+
+from .catalog import WORKFLOW_NAMES, catalog_workflow, group_workflow
+from .geometry import Geometry, geometry
+from .manifest import (
+    ManifestError,
+    Task,
+    Workflow,
+    read_manifest,
+    read_manifests,
+    workflow_from_dict,
+    workflow_to_dict,
+    write_manifest,
+)
+from .metrics import (
+    WorkflowRecord,
+    regular_slowdowns,
+    speedup,
+    utilisation,
+    workflow_records,
+)
+from .submission import (
+    MODES,
+    SubmittedWorkflow,
+    WorkflowWorkload,
+    build_workflow_workload,
+    load_workflow,
+    split_job_id,
+    workflow_instance,
+)
+from .woas import WorkflowAwareOrder, woas_order
+
+__all__ = [
+    "MODES",
+    "WORKFLOW_NAMES",
+    "Geometry",
+    "ManifestError",
+    "SubmittedWorkflow",
+    "Task",
+    "Workflow",
+    "WorkflowAwareOrder",
+    "WorkflowRecord",
+    "WorkflowWorkload",
+    "build_workflow_workload",
+    "catalog_workflow",
+    "geometry",
+    "group_workflow",
+    "load_workflow",
+    "read_manifest",
+    "read_manifests",
+    "regular_slowdowns",
+    "speedup",
+    "split_job_id",
+    "utilisation",
+    "woas_order",
+    "workflow_from_dict",
+    "workflow_instance",
+    "workflow_records",
+    "workflow_to_dict",
+    "write_manifest",
+]

@@ -1,0 +1,148 @@
+"""One point of the WoAS sweep (seed 002, Paper V §4.4.2): a NERSC-model
+workload with one workflow type at a share of the core-hours, submitted in
+one mode, replayed and measured.
+
+:func:`run_share_point` is what ``opt-sched sweep`` calls for each (workflow,
+share, mode, seed). The regular jobs and the workflow submit times depend
+only on the seed and the share, not on the mode (Paper V §4.2.1), so the
+three modes of one seed are comparable job for job.
+
+Scheduler: ``"fcfs"`` is strict priority order without backfilling
+(:class:`~opt_sched.priority.strict.StrictOrderScheduler`); any other name
+is looked up in :data:`opt_sched.scheduling.SCHEDULERS`, given the queue
+order as ``order=`` (EASY and conservative backfilling) and wrapped in
+:class:`~opt_sched.priority.observed.ObservedScheduler` so that the order
+sees every submission, start and end. The priority (``multifactor`` by
+default, as ScSF's Slurm: age and job size, fair-share off) is wrapped by
+:class:`~opt_sched.workflows.woas.WorkflowAwareOrder` in ``woas`` mode.
+Every schedule is checked by :func:`opt_sched.validation.assert_feasible`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import OptionError
+from ..priority import ObservedScheduler, StrictOrderScheduler, get_queue_order
+from ..scheduling import get_scheduler, replay
+from ..validation import assert_feasible
+from ..workloads.nersc import generate_workload
+from .metrics import regular_slowdowns, utilisation, workflow_records
+from .submission import MODES, build_workflow_workload, load_workflow
+from .woas import WorkflowAwareOrder
+
+__all__ = ["make_scheduler", "run_share_point"]
+
+
+def make_scheduler(name: str, priority: object, mode: str, *,
+                   cores_per_node: int = 1, **options: Any) -> Any:
+    """The scheduler of one experiment: ``name`` over ``priority``, WoAS
+    around it in ``woas`` mode (see the module docstring)."""
+    if isinstance(priority, str) and priority.startswith("multifactor"):
+        order = get_queue_order(priority, cores_per_node=cores_per_node)
+    else:
+        order = get_queue_order(priority)
+    if mode == "woas":
+        order = WorkflowAwareOrder(order)
+    if name in ("fcfs", "strict"):
+        if options:
+            raise OptionError(f"scheduler {name!r} takes no options "
+                              f"{sorted(options)}")
+        return StrictOrderScheduler(order)
+    return ObservedScheduler(get_scheduler(name, order=order, **options))
+
+
+def _median(values: list[float]) -> float:
+    return float(np.median(values)) if values else math.nan
+
+
+def run_share_point(workflow: object, share: float, mode: str, seed: int,
+                    scheduler: str = "fcfs", *, priority: object = "multifactor",
+                    model: object = "nersc-edison", nodes: int | None = None,
+                    duration: float = 5 * 86400.0, stabilisation: float = 86400.0,
+                    fill: bool = True, target_wait: float = 4 * 3600.0,
+                    validate: bool = True, **scheduler_options: Any
+                    ) -> dict[str, Any]:
+    """Generate, replay and measure one sweep point.
+
+    Parameters
+    ----------
+    workflow
+        A catalog name (``"montage"``), a manifest path or a
+        :class:`~opt_sched.workflows.manifest.Workflow`.
+    share
+        Its share of the submitted core-hours, in ``(0, 1]``.
+    mode
+        ``"chained"``, ``"pilot"`` or ``"woas"``.
+    seed
+        The workload seed (same seed: same regular jobs and submit times in
+        every mode).
+    scheduler, priority, scheduler_options
+        See the module docstring.
+    model, nodes, duration, stabilisation, fill, target_wait
+        The workload (:func:`opt_sched.workloads.nersc.generate_workload`);
+        default Edison, 5 days after one day of stabilisation.
+
+    Returns
+    -------
+    dict
+        ``workflow, share, mode, seed, scheduler, priority, nodes, jobs``;
+        ``workflows`` (completed in the window), median ``wait_h``,
+        ``runtime_h``, ``turnaround_h``, ``intermediate_wait_h``;
+        ``turnarounds_h`` (per workflow, in submission order, for the
+        paper's first-``m`` pooling); ``utilisation``,
+        ``actual_utilisation`` over the experiment window;
+        ``waste_core_hours``; ``slowdown`` (median per core-hour class);
+        ``pressure`` (submitted work over capacity); ``window``.
+    """
+    if mode not in MODES:
+        raise OptionError(f"mode={mode!r} is not one of {', '.join(MODES)}")
+    wf = load_workflow(workflow)  # type: ignore[arg-type]
+    load = generate_workload(model, nodes=nodes, duration=duration,  # type: ignore[arg-type]
+                             stabilisation=stabilisation, seed=seed, fill=fill,
+                             target_wait=target_wait, workflows=[(wf, share)])
+    cpn = load.cores_per_node
+    times = [t for t, _ in load.workflow_submissions]
+    built = build_workflow_workload([wf] * len(times), mode, load.instance,
+                                    submits=times, cores_per_node=cpn,
+                                    platform=load.platform,
+                                    name=f"{wf.name}-{share:g}-{mode}-s{seed}")
+    instance = built.instance
+    sched = make_scheduler(scheduler, priority, mode, cores_per_node=cpn,
+                           **scheduler_options)
+    schedule = replay(instance, sched)
+    if validate:
+        assert_feasible(instance, schedule)
+    t0, t1 = load.window
+    in_window = {k: v for k, v in built.workflows.items() if t0 <= v.submit < t1}
+    records = sorted(workflow_records(instance, schedule, in_window),
+                     key=lambda r: (r.submit, r.id))
+    hour = 3600.0
+    util, actual = utilisation(instance, schedule, built.workflows, (t0, t1))
+    return {
+        "workflow": wf.name,
+        "share": float(share),
+        "mode": mode,
+        "seed": int(seed),
+        "scheduler": scheduler,
+        "priority": getattr(sched.order, "name", str(priority)),
+        "nodes": instance.platform.total_nodes,
+        "cores_per_node": cpn,
+        "jobs": instance.num_jobs,
+        "workflows": len(records),
+        "wait_h": _median([r.wait / hour for r in records]),
+        "runtime_h": _median([r.runtime / hour for r in records]),
+        "turnaround_h": _median([r.turnaround / hour for r in records]),
+        "intermediate_wait_h": _median([r.intermediate_wait / hour for r in records]),
+        "turnarounds_h": [r.turnaround / hour for r in records],
+        "utilisation": util,
+        "actual_utilisation": actual,
+        "waste_core_hours": sum(r.waste for r in records) * cpn / hour,
+        "slowdown": regular_slowdowns(instance, schedule, cores_per_node=cpn,
+                                      window=(t0, t1)),
+        "pressure": load.pressure,
+        "window": (t0, t1),
+    }
