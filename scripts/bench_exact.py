@@ -30,7 +30,7 @@ Usage::
     python scripts/bench_exact.py --method portfolio --part makespan-100x100
     python scripts/bench_exact.py --method portfolio --part max-stretch
 
-``--method portfolio`` runs :func:`opt_sched.exact.portfolio.solve_portfolio`
+``--method portfolio`` runs :func:`opt_sched.exact.io_sched.portfolio.solve_portfolio`
 (bounds, list-policy and cyclic seeds, CP-SAT or LNS, deadline questions);
 the default ``cpsat`` runs ``opt_sched.solve`` as before.
 """
@@ -115,9 +115,9 @@ GENERATORS = {"longest": io_sched_instance, "share": share_instance}
 def solve_one(instance: Instance, objective: str, method: str, time_limit: float,
               options: dict):
     """``method`` ``cpsat``: :func:`opt_sched.exact.solve` (the CP-SAT model);
-    ``portfolio``: :func:`opt_sched.exact.portfolio.solve_portfolio`."""
+    ``portfolio``: :func:`opt_sched.exact.io_sched.portfolio.solve_portfolio`."""
     if method == "portfolio":
-        from opt_sched.exact.portfolio import solve_portfolio
+        from opt_sched.exact.io_sched.portfolio import solve_portfolio
 
         return solve_portfolio(instance, objective, time_limit, seed=0,
                                num_workers=options.get("num_workers", 2))
@@ -189,8 +189,8 @@ def run_tucan(time_limit: float, workers: int) -> None:
     """Seed 003's own workload (Table 1, ``tucan_workload()``, one I/O node):
     the eight list policies, the cyclic steady state and the portfolio, each
     validated, with the gap of every value to the best proven bound."""
-    from opt_sched.exact.cyclic import cyclic_schedule
-    from opt_sched.exact.portfolio import solve_portfolio
+    from opt_sched.exact.io_sched.cyclic import cyclic_schedule
+    from opt_sched.exact.io_sched.portfolio import solve_portfolio
     from opt_sched.simulation import POLICY_NAMES, OnePackPlan, simulate
     from opt_sched.validation import assert_feasible
     from opt_sched.workloads.tucan import tucan_workload
@@ -260,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--method", choices=("cpsat", "portfolio"), default="cpsat",
                         help="cpsat: opt_sched.solve (the CP-SAT model); portfolio:"
-                             " opt_sched.exact.portfolio.solve_portfolio")
+                             " opt_sched.exact.io_sched.portfolio.solve_portfolio")
     parser.add_argument("--generators", default=None,
                         help="comma list of " + ", ".join(GENERATORS) +
                              " (default longest; both for makespan-10x20)")

@@ -12,7 +12,7 @@ Two seeded families of single-partition IO-SCHED instances:
 For every instance: the optimum by :func:`brute_force_io_sched`, and the
 bounds ``edf-bisection`` (:mod:`opt_sched.bounds`), ``propagated-edf``
 (:mod:`opt_sched.bounds_stretch`) and, on the integer family, the deadline
-questions (:func:`opt_sched.exact.deadlines.search.deadline_search`, 2 s,
+questions (:func:`opt_sched.exact.io_sched.deadlines.search.deadline_search`, 2 s,
 1 worker). Prints, per bound: valid count, tight count (``rel 1e-5``), mean
 and min of ``bound / OPT``, and its total time.
 
@@ -55,9 +55,9 @@ def medium_instance(rng: np.random.Generator, index: int) -> Instance:
 
 
 def deadline_bound(instance: Instance) -> float | None:
-    from opt_sched.exact.deadlines import node_grid
-    from opt_sched.exact.deadlines.search import deadline_search
-    from opt_sched.exact.io_orders import node_jobs
+    from opt_sched.exact.io_sched.deadlines import node_grid
+    from opt_sched.exact.io_sched.deadlines.search import deadline_search
+    from opt_sched.exact.io_sched.orders import node_jobs
 
     node = node_jobs(instance)[0]
     grid = node_grid(node)

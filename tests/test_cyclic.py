@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, OptionError, Platform
-from opt_sched.exact.cyclic import (
+from opt_sched.exact.io_sched.cyclic import (
     best_rotation,
     cyclic_pattern,
     cyclic_schedule,
@@ -19,9 +19,9 @@ from opt_sched.exact.cyclic import (
     solve_period,
     unrolled_order,
 )
-from opt_sched.exact.cyclic.brute_force import brute_force_period
-from opt_sched.exact.cyclic.pattern import small_integer_ratio
-from opt_sched.exact.io_orders import node_jobs, order_value
+from opt_sched.exact.io_sched.cyclic.brute_force import brute_force_period
+from opt_sched.exact.io_sched.cyclic.pattern import small_integer_ratio
+from opt_sched.exact.io_sched.orders import node_jobs, order_value
 from opt_sched.validation import assert_feasible
 from opt_sched.workloads.tucan import tucan_workload
 

@@ -8,16 +8,16 @@ import pytest
 
 from opt_sched import Instance, Job, OptionError, Platform
 from opt_sched.exact.brute_force import brute_force_io_sched
-from opt_sched.exact.deadlines import node_grid
-from opt_sched.exact.io_orders import (
+from opt_sched.exact.io_sched.deadlines import node_grid
+from opt_sched.exact.io_sched.lns import WindowRepair, improve_order, solve_lns
+from opt_sched.exact.io_sched.orders import (
     node_jobs,
     order_value,
     orders_from_schedule,
     orders_to_schedule,
     semi_active,
 )
-from opt_sched.exact.lns import WindowRepair, improve_order, solve_lns
-from opt_sched.exact.portfolio import policy_seeds, solve_portfolio
+from opt_sched.exact.io_sched.portfolio import policy_seeds, solve_portfolio
 from opt_sched.simulation import OnePackPlan, simulate
 from opt_sched.validation import assert_feasible
 from opt_sched.workloads.tucan import tucan_workload
@@ -138,3 +138,21 @@ def test_portfolio_rejects_bad_options(tiny2):
         solve_portfolio(tiny2, "flow", 1)
     with pytest.raises(OptionError):
         solve_portfolio(tiny2, "makespan", -1)
+    with pytest.raises(OptionError):
+        solve_portfolio(tiny2, "makespan", 1, cpsat_share=2.0)
+    with pytest.raises(OptionError):
+        solve_portfolio(tiny2, "makespan", 1, hints=True)  # not an option of it
+
+
+def test_lns_backend_through_the_front_door():
+    """``solve(..., solver="lns")``: certified, status by the usual rule, no
+    worse than the best list policy."""
+    from opt_sched import solve
+
+    inst = bench_like(5, 6, 3)
+    result = solve(inst, "io-sched", "makespan", "lns", time_limit=3, num_workers=1)
+    assert_feasible(inst, result.schedule)
+    seeds = policy_seeds(inst, node_jobs(inst), "makespan")[0]
+    assert result.objective <= min(s.value for s in seeds) + 1e-9
+    assert result.lower_bound <= result.objective * (1 + 1e-9)
+    assert str(result.status) in ("optimal", "feasible")

@@ -18,10 +18,10 @@ from opt_sched.bounds_stretch import (
     stretch_bounds,
 )
 from opt_sched.exact.brute_force import brute_force_io_sched
-from opt_sched.exact.deadlines import node_grid
-from opt_sched.exact.deadlines.search import deadline_search
-from opt_sched.exact.deadlines.targets import Targets
-from opt_sched.exact.io_orders import node_jobs
+from opt_sched.exact.io_sched.deadlines import node_grid
+from opt_sched.exact.io_sched.deadlines.search import deadline_search
+from opt_sched.exact.io_sched.deadlines.targets import Targets
+from opt_sched.exact.io_sched.orders import node_jobs
 
 from .test_bounds import random_one_pack
 from .test_brute_force import one_pack_instances

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...errors import OptionError
+from ....errors import OptionError
 from .grid import NodeGrid
 
 __all__ = ["Targets"]

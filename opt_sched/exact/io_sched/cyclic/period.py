@@ -82,7 +82,7 @@ class PeriodModel:
                  upper: int | None = None) -> None:
         from ortools.sat.python import cp_model
 
-        from ..cpsat.common import TimeGrid
+        from ...cpsat.common import TimeGrid
 
         self.pattern = pattern
         grid = TimeGrid(tick, True)
@@ -203,7 +203,8 @@ def solve_period(pattern: CyclicPattern, time_limit: float = 10.0, *,
     """
     from ortools.sat.python import cp_model
 
-    from ..cpsat.common import Stopwatch, choose_grid
+    from ...cpsat.common import choose_grid
+    from ...deadline import Stopwatch
 
     clock = Stopwatch()
     values = list(pattern.compute) + list(pattern.duration)

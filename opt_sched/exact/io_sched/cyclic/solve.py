@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import OptionError
-from ...instance import Instance
-from ...schedule import Schedule
-from ..io_orders import NodeJobs, node_jobs, orders_to_schedule
+from ....errors import OptionError
+from ....instance import Instance
+from ....schedule import Schedule
+from ..orders import NodeJobs, node_jobs, orders_to_schedule
 from .pattern import cyclic_pattern, is_periodic_node
 from .period import PeriodSolution, solve_period
 from .unroll import best_rotation

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...instance import Instance
-from ..io_orders import NodeJobs, order_value, orders_from_schedule
+from ....instance import Instance
+from ..orders import NodeJobs, order_value, orders_from_schedule
 
 __all__ = ["Seed", "best_seed", "cyclic_seeds", "policy_seeds"]
 
@@ -25,7 +25,7 @@ def policy_seeds(instance: Instance, nodes: Sequence[NodeJobs], objective: str
                  ) -> list[list[Seed]]:
     """Per node, the orders of the simulator's one-pack schedule under each
     of the eight I/O policies (seed 003 §5.1)."""
-    from ...simulation import POLICY_NAMES, OnePackPlan, simulate
+    from ....simulation import POLICY_NAMES, OnePackPlan, simulate
 
     out: list[list[Seed]] = [[] for _ in nodes]
     for policy in POLICY_NAMES:
@@ -38,7 +38,7 @@ def policy_seeds(instance: Instance, nodes: Sequence[NodeJobs], objective: str
 def cyclic_seeds(nodes: Sequence[NodeJobs], objective: str, time_limit: float, *,
                  num_workers: int = 2, seed: int = 0) -> list[list[Seed]]:
     """Per node, the unrolled cyclic order when the node is periodic
-    (:mod:`opt_sched.exact.cyclic`), with its period info in the name."""
+    (:mod:`opt_sched.exact.io_sched.cyclic`), with its period info in the name."""
     from ..cyclic import cyclic_node_order
 
     out: list[list[Seed]] = []

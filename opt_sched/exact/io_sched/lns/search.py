@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..deadlines.grid import NodeGrid
-from ..io_orders import NodeJobs, objective_value, order_value, semi_active
+from ..orders import NodeJobs, objective_value, order_value, semi_active
 from .repair import WindowRepair
 
 __all__ = ["LnsStats", "improve_order", "pick_window"]
@@ -94,7 +94,7 @@ def improve_order(grid: NodeGrid, objective: str, order: Sequence[int],
     Returns the best order, its true value and :class:`LnsStats`. Stops
     early when the value is ``<= lower * (1 + 1e-9)``.
     """
-    from ..cpsat.common import Stopwatch
+    from ...deadline import Stopwatch
 
     watch = clock or Stopwatch()
     t0 = watch()

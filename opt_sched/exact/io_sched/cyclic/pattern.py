@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...errors import OptionError
-from ..io_orders import NodeJobs
+from ....errors import OptionError
+from ..orders import NodeJobs
 
 __all__ = ["RULES", "CyclicPattern", "cyclic_pattern", "is_periodic_node",
            "multiplicities", "small_integer_ratio"]

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..io_orders import order_value
+from ..orders import order_value
 from .grid import NodeGrid
 from .model import Answer, ask_deadlines
 from .targets import Targets
@@ -68,7 +68,7 @@ def deadline_search(grid: NodeGrid, objective: str, order: Sequence[int],
     ``lower`` must be a valid bound. Bounds are only raised when the grid is
     exact; on an inexact grid the questions can still find better orders.
     """
-    from ..cpsat.common import Stopwatch
+    from ...deadline import Stopwatch
 
     watch = clock or Stopwatch()
     t0 = watch()

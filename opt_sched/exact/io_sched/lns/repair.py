@@ -1,6 +1,6 @@
 """CP-SAT repair of one window of an I/O order (``models/lns.md``).
 
-Given a node order ``pi`` (local job numbers, :mod:`opt_sched.exact.io_orders`)
+Given a node order ``pi`` (local job numbers, :mod:`opt_sched.exact.io_sched.orders`)
 and a window of ``k`` consecutive positions ``[a, a + k)``:
 
 - the *prefix* ``pi[:a]`` is fixed and so are its semi-active times (a
@@ -248,7 +248,7 @@ class WindowRepair:
               ) -> RepairResult:
         from ortools.sat.python import cp_model
 
-        from ..cpsat.common import Stopwatch
+        from ...deadline import Stopwatch
 
         clock = Stopwatch()
         solver = cp_model.CpSolver()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..io_orders import NodeJobs
+from ..orders import NodeJobs
 
 __all__ = ["NodeGrid", "node_grid"]
 
@@ -50,7 +50,7 @@ class NodeGrid:
 
 def node_grid(node: NodeJobs, resolution: float | None = None) -> NodeGrid:
     """``node`` on its grid (module docstring)."""
-    from ..cpsat.common import choose_grid
+    from ...cpsat.common import choose_grid
 
     values = [node.start]
     for j in range(node.num_jobs):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..io_orders import NodeJobs, objective_value, semi_active
+from ..orders import NodeJobs, objective_value, semi_active
 
 __all__ = ["best_rotation", "unrolled_order"]
 

@@ -1,6 +1,6 @@
 """Cyclic steady state of periodic IO-SCHED instances (``models/cyclic.md``).
 
->>> from opt_sched.exact.cyclic import cyclic_schedule
+>>> from opt_sched.exact.io_sched.cyclic import cyclic_schedule
 >>> schedule, info = cyclic_schedule(instance, "makespan", 10)  # doctest: +SKIP
 
 - :mod:`.pattern` -- periodic jobs and their multiplicities per period.

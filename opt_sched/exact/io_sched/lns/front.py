@@ -4,16 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...instance import Instance
-from ...schedule import Schedule
+from ....instance import Instance
+from ....schedule import Schedule
 
-__all__ = ["solve_lns"]
+__all__ = ["lns_orders", "solve_lns"]
 
 
 def solve_lns(instance: Instance, time_limit: float = 60.0, seed: int = 0, *,
               objective: str = "makespan", num_workers: int = 2,
               cyclic: bool = True, cyclic_share: float = 0.15
               ) -> tuple[Schedule, dict[str, Any]]:
+    """LNS over the I/O orders of an IO-SCHED instance: the schedule (not
+    validated here) and its info (:func:`lns_orders`). For a certified
+    answer use ``opt_sched.solve(instance, "io-sched", solver="lns")``."""
+    return lns_orders(instance, time_limit, seed, objective=objective,
+                      num_workers=num_workers, cyclic=cyclic,
+                      cyclic_share=cyclic_share)
+
+
+def lns_orders(instance: Instance, time_limit: float = 60.0, seed: int = 0, *,
+               objective: str = "makespan", num_workers: int = 2,
+               cyclic: bool = True, cyclic_share: float = 0.15, window: int = 12,
+               window_seconds: float = 2.0, lower: float = 0.0
+               ) -> tuple[Schedule, dict[str, Any]]:
     """LNS over the I/O orders of an IO-SCHED instance.
 
     Seeds: the eight list policies and, for periodic nodes, the cyclic steady
@@ -21,7 +34,7 @@ def solve_lns(instance: Instance, time_limit: float = 60.0, seed: int = 0, *,
     :func:`.search.improve_order` on every node with the time left, split
     evenly. The schedule is the semi-active schedule of the final orders,
     never worse than the best seed (per node, hence overall); it is *not*
-    validated here (:func:`opt_sched.exact.portfolio.solve_portfolio` and the
+    validated here (:func:`opt_sched.exact.io_sched.portfolio.solve_portfolio` and the
     tests do it).
 
     Returns
@@ -30,10 +43,10 @@ def solve_lns(instance: Instance, time_limit: float = 60.0, seed: int = 0, *,
         The schedule and ``info``: per node the seed values, the best seed,
         the final value, windows tried and improvements.
     """
-    from ...errors import OptionError
-    from ..cpsat.common import Stopwatch
+    from ....errors import OptionError
+    from ...deadline import Stopwatch
     from ..deadlines import node_grid
-    from ..io_orders import node_jobs, orders_to_schedule
+    from ..orders import node_jobs, orders_to_schedule
     from ..portfolio.seeds import best_seed, cyclic_seeds, policy_seeds
     from .search import improve_order
 
@@ -53,6 +66,9 @@ def solve_lns(instance: Instance, time_limit: float = 60.0, seed: int = 0, *,
         budget = (time_limit - clock()) / (len(nodes) - rank)
         order, value, stats = improve_order(node_grid(node), objective, start.order,
                                             max(0.0, budget), seed=seed,
+                                            window=window,
+                                            window_seconds=window_seconds,
+                                            lower=lower if len(nodes) == 1 else 0.0,
                                             num_workers=num_workers)
         orders.append(order)
         infos.append({"partition": node.partition,

@@ -1,7 +1,7 @@
 """Semi-active timing of an I/O order, its objective, and the schedule.
 
 For an order ``pi`` of the operations of one node (a sequence of local job
-numbers, see :mod:`opt_sched.exact.io_orders`), the semi-active schedule is
+numbers, see :mod:`opt_sched.exact.io_sched.orders`), the semi-active schedule is
 
 .. math::
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...errors import OptionError, SolverError
-from ...instance import Instance
-from ...schedule import JobSchedule, Schedule
+from ....errors import OptionError, SolverError
+from ....instance import Instance
+from ....schedule import JobSchedule, Schedule
 from .node import NodeJobs
 
 __all__ = ["NodeTiming", "objective_value", "order_value", "orders_from_schedule",

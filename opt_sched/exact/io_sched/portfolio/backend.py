@@ -1,4 +1,4 @@
-"""``solve_portfolio``: IO-SCHED by bounds, seeds, CP-SAT, LNS and deadline
+"""The ``portfolio`` backend of IO-SCHED: bounds, seeds, CP-SAT, LNS and deadline
 questions, under one time limit (``models/lns.md``, "The portfolio").
 
 Per I/O node (partitions are independent in IO-SCHED):
@@ -10,7 +10,7 @@ Per I/O node (partitions are independent in IO-SCHED):
    unrolled cyclic steady state (at most ``cyclic_share`` of the time);
 3. stop if the best seed meets the bound; otherwise
 4. a quick round of **deadline questions**
-   (:func:`opt_sched.exact.deadlines.search.deadline_search`, at most
+   (:func:`opt_sched.exact.io_sched.deadlines.search.deadline_search`, at most
    ``quick_seconds``): "strictly below the incumbent?" first, then a gallop
    and bisection from the bound;
 5. for a one-node instance of at most ``cpsat_max_ops`` operations,
@@ -21,46 +21,126 @@ Per I/O node (partitions are independent in IO-SCHED):
    (``quick_seconds * 2^r``), until closed; the last round shares the time
    left, questions first (``1 - cpsat_share`` of it), then CP-SAT. Restarts
    with a new seed cut the heavy tail of the solve times. Larger nodes: the LNS
-   (:func:`opt_sched.exact.lns.search.improve_order`), then questions.
+   (:func:`opt_sched.exact.io_sched.lns.search.improve_order`), then questions.
 
-The answer goes through the exact layer's certification
-(:func:`opt_sched.exact.solve._certify`): the validator, the objective
-recomputed from the schedule, the bound merged with the combinatorial ones,
-and ``optimal`` iff the value is within ``1e-6`` of the bound.
+Registered as ``solve(instance, "io-sched", objective, solver="portfolio")``
+(:mod:`opt_sched.exact.registry`): the front door computes the
+combinatorial bound, runs :func:`run` within its deadline and certifies the
+answer (:func:`opt_sched.exact.certify.certify`: the validator, the
+objective recomputed from the schedule, the bounds merged, ``optimal`` iff
+the value meets the bound).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from ...errors import OptionError
-from ...instance import Instance
-from ..io_orders import NodeJobs, node_jobs, order_value, orders_to_schedule
-from ..result import Result, SolveStatus
+from ....errors import OptionError
+from ....instance import Instance
+from ....objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ...deadline import Deadline, OutOfTimeError, Stopwatch
+from ...result import Outcome, SolveStatus
+from ..orders import NodeJobs, node_jobs, order_value, orders_to_schedule
 from .seeds import Seed, best_seed, cyclic_seeds, policy_seeds
 
-__all__ = ["solve_portfolio"]
+__all__ = ["CPSAT_MAX_OPS", "OBJECTIVES", "OPTIONS", "PortfolioSettings", "prepare",
+           "run"]
 
 CPSAT_MAX_OPS = 1500
 """One-node instances up to this many operations use the CP-SAT model as
 the primal phase; larger ones the LNS."""
 
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives."""
+
+
+def _share(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 <= value <= 1:
+        raise OptionError(f"{name}={value!r} must be a share in [0, 1]")
+
+
+def _seconds(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise OptionError(f"{name}={value!r} must be a number of seconds > 0")
+
+
+@dataclass(frozen=True)
+class PortfolioSettings:
+    """Options of ``solve(..., solver="portfolio")`` (module docstring).
+
+    ``cyclic``/``lns``: use the cyclic seed / the LNS; ``cyclic_share``: the
+    share of the time the cyclic seed may take; ``cpsat_max_ops``: largest
+    one-node instance given to the CP-SAT model; ``cpsat_round``,
+    ``quick_seconds``: the first round's CP-SAT and question budgets (they
+    double each round); ``cpsat_share``: CP-SAT's share of the last round.
+    """
+
+    time_limit: float = 60.0
+    seed: int = 0
+    num_workers: int = 2
+    cyclic: bool = True
+    cyclic_share: float = 0.15
+    cpsat_max_ops: int = CPSAT_MAX_OPS
+    cpsat_share: float = 0.6
+    cpsat_round: float = 6.0
+    quick_seconds: float = 3.0
+    lns: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.time_limit, bool) or not isinstance(
+                self.time_limit, (int, float)) or not self.time_limit > 0:
+            raise OptionError(f"time_limit={self.time_limit!r} must be > 0")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise OptionError(f"seed={self.seed!r} must be an integer")
+        for name in ("cyclic", "lns"):
+            if not isinstance(getattr(self, name), bool):
+                raise OptionError(f"{name}={getattr(self, name)!r} must be a bool")
+        for name in ("cyclic_share", "cpsat_share"):
+            _share(name, getattr(self, name))
+        for name in ("cpsat_round", "quick_seconds"):
+            _seconds(name, getattr(self, name))
+        if isinstance(self.cpsat_max_ops, bool) or not isinstance(
+                self.cpsat_max_ops, int) or self.cpsat_max_ops < 0:
+            raise OptionError(f"cpsat_max_ops={self.cpsat_max_ops!r} must be an "
+                              "integer >= 0")
+        if isinstance(self.num_workers, bool) or not isinstance(
+                self.num_workers, int) or self.num_workers < 1:
+            raise OptionError(f"num_workers={self.num_workers!r} must be an "
+                              "integer >= 1")
+
+
+OPTIONS = PortfolioSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's compiled
+    kernel (list-policy seeds) and the propagation kernel of the
+    ``propagated-edf`` bound (numba)."""
+    from ....bounds_stretch import propagate_windows
+    from ...warm import prepare as warm_prepare
+
+    warm_prepare()
+    propagate_windows([0.0, 0.0], [3.0, 3.0], [1.0, 1.0], [-1, -1], [0.0, 0.0])
+
 
 def _node_bound(instance: Instance, node: NodeJobs, objective: str) -> float:
     """Combinatorial bound of one node's sub-instance."""
-    from ...bounds import lower_bound
+    from ....bounds import lower_bound
 
     sub = instance if len(node.members) == instance.num_jobs else \
         instance.subset([instance.jobs[i].id for i in node.members])
     if objective == "makespan":
         return lower_bound(sub, "makespan", fixed_start=True)
-    from ...bounds_stretch import best_stretch_bound
+    from ....bounds_stretch import best_stretch_bound
 
     return best_stretch_bound(sub)[0]
 
 
 def _structure(instance: Instance, nodes: list[NodeJobs], orders: list[list[int]]):
-    from ..cpsat.common import Structure
+    from ...cpsat.common import Structure
 
     n = instance.num_jobs
     partition = [0] * n
@@ -83,61 +163,54 @@ def _cpsat_phase(instance: Instance, nodes: list[NodeJobs], objective: str,
                  seeds: list[list[Seed]], incumbent: list[int], bound: float,
                  time_limit: float, seed: int, num_workers: int
                  ) -> tuple[list[int] | None, float, dict[str, Any]]:
-    """The CP-SAT model warm-started with the seeds: (order, bound, info)."""
-    from ..cpsat.base import build_and_solve
-    from ..cpsat.common import CpsatSettings, Stopwatch
-    from ..cpsat.io_sched import IoSchedModel, io_sched_data
-    from ..io_orders import orders_from_schedule
+    """The CP-SAT model warm-started with the incumbent and the best seeds:
+    (its order or ``None``, the bound, info)."""
+    from ...cpsat.settings import ScheduleCpsatSettings
+    from ..cpsat import IoSchedCpsat, io_sched_data
+    from ..orders import orders_from_schedule
 
     clock = Stopwatch()
-    data = io_sched_data(instance)
-    structures = [_structure(instance, nodes, [incumbent])] + [
-        _structure(instance, nodes, [s.order]) for s in
-        sorted(seeds[0], key=lambda s: s.value)[:3]]
-    settings = CpsatSettings(time_limit=max(0.1, time_limit), seed=seed,
-                             num_workers=num_workers)
-    model = IoSchedModel(data, objective, settings, lower_bound=bound,
-                         warm=structures)
-    outcome = build_and_solve(model, clock)
-    info = {"cpsat_status": outcome.status,
-            "cpsat_seconds": round(outcome.wall_time, 3)}
+    deadline = Deadline(max(0.1, time_limit))
+    settings = ScheduleCpsatSettings(time_limit=max(0.1, time_limit), seed=seed,
+                                     num_workers=num_workers)
+    try:
+        data = io_sched_data(instance, None, deadline)
+        structures = [_structure(instance, nodes, [incumbent])] + [
+            _structure(instance, nodes, [s.order]) for s in
+            sorted(seeds[0], key=lambda s: s.value)[:3]]
+        model = IoSchedCpsat(data, objective, settings, lower_bound=bound,
+                             warm=structures, deadline=deadline)
+        outcome = model.solve(deadline)
+    except OutOfTimeError as exc:
+        return None, bound, {"cpsat_stopped": str(exc)}
+    info = {"cpsat_status": str(outcome.status), "cpsat_seconds": round(clock(), 3)}
     order = None
     if outcome.schedule is not None:
         order = orders_from_schedule(nodes, outcome.schedule)[0]
-    lower = outcome.lower_bound if outcome.lower_bound is not None else bound
+    lower = outcome.bound if outcome.bound is not None else bound
     return order, max(bound, lower), info
 
 
-def solve_portfolio(instance: Instance, objective: str = "makespan",
-                    time_limit: float = 60.0, seed: int = 0, num_workers: int = 2,
-                    *, cyclic: bool = True, cyclic_share: float = 0.15,
-                    cpsat_max_ops: int = CPSAT_MAX_OPS, cpsat_share: float = 0.6,
-                    cpsat_round: float = 6.0, quick_seconds: float = 3.0,
-                    lns: bool = True) -> Result:
-    """Solve IO-SCHED (``objective`` makespan or max-stretch) within
-    ``time_limit`` seconds (module docstring); a certified :class:`Result`
-    with ``solver = "portfolio"``.
-
-    Raises
-    ------
-    OptionError
-        Not an IO-SCHED instance (dependencies, unmapped jobs on several
-        partitions), an unknown objective, or ``time_limit <= 0``.
-    """
-    from ..cpsat.common import Stopwatch
+def run(instance: Instance, objective: str, options: PortfolioSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """The portfolio (module docstring) within ``deadline``; the front door
+    (:func:`opt_sched.solve`) certifies its answer."""
     from ..deadlines import node_grid
     from ..deadlines.search import deadline_search
     from ..lns.search import improve_order
-    from ..solve import _certify
 
-    if objective not in ("makespan", "max-stretch"):
-        raise OptionError(f"objective={objective!r} is not one of makespan, "
-                          "max-stretch")
-    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise OptionError(f"time_limit={time_limit!r} must be > 0")
     clock = Stopwatch()
+    # the orders become a schedule after the search: keep time for it
+    time_limit = max(0.05, deadline.remaining() - 0.02
+                     - 2e-6 * instance.num_io_phases)
+    seed, num_workers = options.seed, options.num_workers
+    cyclic, cyclic_share, lns = options.cyclic, options.cyclic_share, options.lns
+    cpsat_max_ops, cpsat_share = options.cpsat_max_ops, options.cpsat_share
+    cpsat_round, quick_seconds = options.cpsat_round, options.quick_seconds
     nodes = node_jobs(instance)
     bounds = [_node_bound(instance, node, objective) for node in nodes]
+    if lower_bound is not None and len(nodes) == 1:
+        bounds[0] = max(bounds[0], lower_bound)
     seeds = policy_seeds(instance, nodes, objective)
     info: dict[str, Any] = {"bound_seconds": round(clock(), 3)}
     best = [best_seed(s) for s in seeds]
@@ -226,8 +299,7 @@ def solve_portfolio(instance: Instance, objective: str = "makespan",
     bound = max(bounds) if bounds else 0.0
     if objective == "max-stretch":
         bound = max(1.0, bound)
-    info["combinatorial_bound"] = bound
-    result = Result(SolveStatus.FEASIBLE, None, bound, clock(), schedule, "io-sched",
-                    objective, "portfolio", info)
-    certified = _certify(instance, result, clock())
-    return certified
+    info["portfolio_bound"] = bound
+    closed = all(v <= b * (1 + 1e-9) + 1e-12 for v, b in zip(values, bounds))
+    return Outcome(SolveStatus.OPTIMAL if closed else SolveStatus.FEASIBLE,
+                   schedule, bound, info)

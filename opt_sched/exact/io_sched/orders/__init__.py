@@ -1,6 +1,6 @@
 """I/O orders of one-pack partitions (IO-SCHED): the shared language of the
-cyclic steady state (:mod:`opt_sched.exact.cyclic`) and the large-neighbourhood
-search (:mod:`opt_sched.exact.lns`).
+cyclic steady state (:mod:`opt_sched.exact.io_sched.cyclic`) and the large-neighbourhood
+search (:mod:`opt_sched.exact.io_sched.lns`).
 
 In IO-SCHED every job of partition ``k`` starts at ``t_k`` and the only
 decision is the order in which the I/O node serves the operations (SPEC §5).

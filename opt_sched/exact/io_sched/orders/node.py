@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import OptionError
-from ...instance import Instance
+from ....instance import Instance
+from ....operations import job_operations, one_pack_partitions, pack_starts
 
-__all__ = ["NodeJobs", "node_jobs", "one_pack_partition_of"]
+__all__ = ["NodeJobs", "node_jobs"]
 
 
 @dataclass(frozen=True)
@@ -63,34 +63,22 @@ class NodeJobs:
                 if q < counts[j]]
 
 
-def one_pack_partition_of(instance: Instance) -> list[int]:
-    """``k(i)`` of every job for IO-SCHED: its partition, or 0 on a
-    one-partition platform.
+def node_jobs(instance: Instance) -> list[NodeJobs]:
+    """One :class:`NodeJobs` per partition that has jobs, by partition.
+
+    Jobs are read through :func:`opt_sched.operations.job_operations`;
+    partitions and pack starts are those of IO-SCHED
+    (:func:`opt_sched.operations.one_pack_partitions`,
+    :func:`~opt_sched.operations.pack_starts`).
 
     Raises
     ------
     OptionError
-        A dependency (IO-SCHED has none) or an unmapped job on a
-        multi-partition platform.
+        The instance does not pose IO-SCHED (dependencies, or an unmapped job
+        on a multi-partition platform).
     """
-    if instance.has_dependencies:
-        raise OptionError(f"io-sched: instance {instance.name!r} has dependencies "
-                          "(after); IO-SCHED has none")
-    out = []
-    for job in instance.jobs:
-        if job.partition is None:
-            if instance.platform.num_partitions != 1:
-                raise OptionError(f"io-sched: job {job.id!r} has partition=None on a "
-                                  "multi-partition platform")
-            out.append(0)
-        else:
-            out.append(job.partition)
-    return out
-
-
-def node_jobs(instance: Instance) -> list[NodeJobs]:
-    """One :class:`NodeJobs` per partition that has jobs, by partition."""
-    partition = one_pack_partition_of(instance)
+    partition = one_pack_partitions(instance)
+    starts = pack_starts(instance, partition)
     parts = instance.platform.partitions
     out = []
     for k in sorted(set(partition)):
@@ -99,20 +87,11 @@ def node_jobs(instance: Instance) -> list[NodeJobs]:
         lags, durations, tails, lengths = [], [], [], []
         for i in members:
             job = instance.jobs[i]
-            lag: list[float] = []
-            duration: list[float] = []
-            pending = 0.0
-            for w, v in zip(job.compute, job.io_volume):
-                pending += w
-                if v > 0:
-                    lag.append(pending)
-                    duration.append(v / bandwidth)
-                    pending = 0.0
-            lags.append(tuple(lag))
-            durations.append(tuple(duration))
-            tails.append(pending)
+            ops = job_operations(job)
+            lags.append(tuple(float(x) for x in ops.lags))
+            durations.append(tuple(float(x) for x in ops.durations(bandwidth)))
+            tails.append(float(ops.tail))
             lengths.append(job.length(instance.bandwidth_of(job)))
-        start = max(instance.jobs[i].release for i in members)
-        out.append(NodeJobs(instance, k, members, start, tuple(lags),
+        out.append(NodeJobs(instance, k, members, float(starts[k]), tuple(lags),
                             tuple(durations), tuple(tails), tuple(lengths)))
     return out

@@ -164,7 +164,7 @@ class DeadlineModel:
     def edf_refutes(self) -> bool:
         """Preemptive EDF on the static windows misses a deadline (Horn 1974:
         then no preemptive, hence no feasible, schedule exists)."""
-        from ...bounds import edf_feasible
+        from ....bounds import edf_feasible
 
         releases, durations, deadlines = [], [], []
         for j, row in enumerate(self.windows):
@@ -194,7 +194,7 @@ def ask_deadlines(grid: NodeGrid, deadlines: Sequence[int], time_limit: float, *
     """
     from ortools.sat.python import cp_model
 
-    from ..cpsat.common import Stopwatch
+    from ...deadline import Stopwatch
 
     clock = Stopwatch()
     model = DeadlineModel(grid, deadlines, hint)
