@@ -34,7 +34,7 @@ def lns_orders(instance: Instance, time_limit: float = 60.0, seed: int = 0, *,
     :func:`.search.improve_order` on every node with the time left, split
     evenly. The schedule is the semi-active schedule of the final orders,
     never worse than the best seed (per node, hence overall); it is *not*
-    validated here (:func:`opt_sched.exact.io_sched.portfolio.solve_portfolio` and the
+    validated here (the ``lns`` solver of :func:`opt_sched.solve` and the
     tests do it).
 
     Returns

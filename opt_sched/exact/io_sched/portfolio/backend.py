@@ -15,7 +15,7 @@ Per I/O node (partitions are independent in IO-SCHED):
    and bisection from the bound;
 5. for a one-node instance of at most ``cpsat_max_ops`` operations,
    **rounds** of the CP-SAT model of IO-SCHED
-   (:class:`opt_sched.exact.cpsat.io_sched.IoSchedModel`: its ladder,
+   (:class:`opt_sched.exact.io_sched.cpsat.IoSchedCpsat`: its ladder,
    optimisation and bisection, warm-started with the incumbent and the best
    seeds; ``cpsat_round * 2^r`` seconds) each followed by deadline questions
    (``quick_seconds * 2^r``), until closed; the last round shares the time
