@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, OptionError, Platform
 from opt_sched.bounds import max_stretch_bounds
@@ -158,3 +159,33 @@ def test_targets_round_trip():
     assert any(b > a for a, b in zip(stretch.deadlines(1.3), stretch.deadlines(above)))
     with pytest.raises(OptionError):
         Targets(grid, "flow")
+
+
+@st.composite
+def integer_one_node(draw):
+    """1-4 jobs x 1-3 iterations, integer compute 0..5 and volume 0..4, one
+    partition of bandwidth 1 or 2 (halves: still an exact grid), releases."""
+    bandwidth = draw(st.sampled_from([1.0, 2.0]))
+    jobs = []
+    for i in range(draw(st.integers(1, 4))):
+        n = draw(st.integers(1, 3))
+        compute = tuple(float(draw(st.integers(0, 5))) for _ in range(n))
+        volume = tuple(float(draw(st.integers(0, 4))) for _ in range(n))
+        jobs.append(Job(f"j{i}", 1, compute, volume,
+                        release=float(draw(st.integers(0, 2))), partition=0))
+    return Instance("hyp", Platform.homogeneous(1, 8, bandwidth), tuple(jobs))
+
+
+@settings(max_examples=40, deadline=None)
+@given(integer_one_node(), st.sampled_from(["makespan", "max-stretch"]))
+def test_deadline_search_bound_never_exceeds_the_optimum(instance, objective):
+    """Property: whatever it proves in 1 s is <= the brute-force optimum, and
+    its incumbent is >= it."""
+    opt, _ = brute_force_io_sched(instance, objective, max_phases=12)
+    node = node_jobs(instance)[0]
+    grid = node_grid(node)
+    state = deadline_search(grid, objective, node.round_robin(),
+                            1.0 if objective == "max-stretch" else 0.0, 1.0,
+                            num_workers=1)
+    assert state.lower <= opt * (1 + TIGHT)
+    assert state.upper >= opt * (1 - TIGHT)
