@@ -83,6 +83,9 @@ class ExactModel:
 EXACT_MODELS: list[ExactModel] = [
     ExactModel("io-sched", ("cpsat",), "opt_sched.exact.io_sched.cpsat"),
     ExactModel("io-sched", ("cbc", "highs"), "opt_sched.exact.io_sched.milp"),
+    ExactModel("io-sched", ("portfolio",),
+               "opt_sched.exact.io_sched.portfolio.backend"),
+    ExactModel("io-sched", ("lns",), "opt_sched.exact.io_sched.lns.backend"),
     ExactModel("hpc-io", ("cpsat",), "opt_sched.exact.hpc_io.cpsat"),
     ExactModel("packs", ("cpsat",), "opt_sched.exact.packs.cpsat"),
     ExactModel("packs", ("cbc", "highs"), "opt_sched.exact.packs.milp"),

@@ -1,0 +1,305 @@
+"""The ``portfolio`` backend of IO-SCHED: bounds, seeds, CP-SAT, LNS and deadline
+questions, under one time limit (``models/lns.md``, "The portfolio").
+
+Per I/O node (partitions are independent in IO-SCHED):
+
+1. **bounds**: the combinatorial bounds of :mod:`opt_sched.bounds` (fixed
+   starts) and, for the max stretch, ``propagated-edf``
+   (:mod:`opt_sched.bounds_stretch`);
+2. **seeds**: the eight list policies and, for a periodic node, the
+   unrolled cyclic steady state (at most ``cyclic_share`` of the time);
+3. stop if the best seed meets the bound; otherwise
+4. a quick round of **deadline questions**
+   (:func:`opt_sched.exact.io_sched.deadlines.search.deadline_search`, at most
+   ``quick_seconds``): "strictly below the incumbent?" first, then a gallop
+   and bisection from the bound;
+5. for a one-node instance of at most ``cpsat_max_ops`` operations,
+   **rounds** of the CP-SAT model of IO-SCHED
+   (:class:`opt_sched.exact.io_sched.cpsat.IoSchedCpsat`: its ladder,
+   optimisation and bisection, warm-started with the incumbent and the best
+   seeds; ``cpsat_round * 2^r`` seconds) each followed by deadline questions
+   (``quick_seconds * 2^r``), until closed; the last round shares the time
+   left, questions first (``1 - cpsat_share`` of it), then CP-SAT. Restarts
+   with a new seed cut the heavy tail of the solve times. Larger nodes: the LNS
+   (:func:`opt_sched.exact.io_sched.lns.search.improve_order`), then questions.
+
+Registered as ``solve(instance, "io-sched", objective, solver="portfolio")``
+(:mod:`opt_sched.exact.registry`): the front door computes the
+combinatorial bound, runs :func:`run` within its deadline and certifies the
+answer (:func:`opt_sched.exact.certify.certify`: the validator, the
+objective recomputed from the schedule, the bounds merged, ``optimal`` iff
+the value meets the bound).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ....errors import OptionError
+from ....instance import Instance
+from ....objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ...deadline import Deadline, OutOfTimeError, Stopwatch
+from ...result import Outcome, SolveStatus
+from ..orders import NodeJobs, node_jobs, order_value, orders_to_schedule
+from .seeds import Seed, best_seed, cyclic_seeds, policy_seeds
+
+__all__ = ["CPSAT_MAX_OPS", "OBJECTIVES", "OPTIONS", "PortfolioSettings", "prepare",
+           "run"]
+
+CPSAT_MAX_OPS = 1500
+"""One-node instances up to this many operations use the CP-SAT model as
+the primal phase; larger ones the LNS."""
+
+OBJECTIVES = OBJECTIVE_NAMES
+"""Both objectives."""
+
+
+def _share(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 <= value <= 1:
+        raise OptionError(f"{name}={value!r} must be a share in [0, 1]")
+
+
+def _seconds(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise OptionError(f"{name}={value!r} must be a number of seconds > 0")
+
+
+@dataclass(frozen=True)
+class PortfolioSettings:
+    """Options of ``solve(..., solver="portfolio")`` (module docstring).
+
+    ``cyclic``/``lns``: use the cyclic seed / the LNS; ``cyclic_share``: the
+    share of the time the cyclic seed may take; ``cpsat_max_ops``: largest
+    one-node instance given to the CP-SAT model; ``cpsat_round``,
+    ``quick_seconds``: the first round's CP-SAT and question budgets (they
+    double each round); ``cpsat_share``: CP-SAT's share of the last round.
+    """
+
+    time_limit: float = 60.0
+    seed: int = 0
+    num_workers: int = 2
+    cyclic: bool = True
+    cyclic_share: float = 0.15
+    cpsat_max_ops: int = CPSAT_MAX_OPS
+    cpsat_share: float = 0.6
+    cpsat_round: float = 6.0
+    quick_seconds: float = 3.0
+    lns: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.time_limit, bool) or not isinstance(
+                self.time_limit, (int, float)) or not self.time_limit > 0:
+            raise OptionError(f"time_limit={self.time_limit!r} must be > 0")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise OptionError(f"seed={self.seed!r} must be an integer")
+        for name in ("cyclic", "lns"):
+            if not isinstance(getattr(self, name), bool):
+                raise OptionError(f"{name}={getattr(self, name)!r} must be a bool")
+        for name in ("cyclic_share", "cpsat_share"):
+            _share(name, getattr(self, name))
+        for name in ("cpsat_round", "quick_seconds"):
+            _seconds(name, getattr(self, name))
+        if isinstance(self.cpsat_max_ops, bool) or not isinstance(
+                self.cpsat_max_ops, int) or self.cpsat_max_ops < 0:
+            raise OptionError(f"cpsat_max_ops={self.cpsat_max_ops!r} must be an "
+                              "integer >= 0")
+        if isinstance(self.num_workers, bool) or not isinstance(
+                self.num_workers, int) or self.num_workers < 1:
+            raise OptionError(f"num_workers={self.num_workers!r} must be an "
+                              "integer >= 1")
+
+
+OPTIONS = PortfolioSettings
+"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
+
+
+def prepare(options: object) -> None:
+    """One-time set-up before the time limit runs: the simulator's compiled
+    kernel (list-policy seeds) and the propagation kernel of the
+    ``propagated-edf`` bound (numba)."""
+    from ....bounds_stretch import propagate_windows
+    from ...warm import prepare as warm_prepare
+
+    warm_prepare()
+    propagate_windows([0.0, 0.0], [3.0, 3.0], [1.0, 1.0], [-1, -1], [0.0, 0.0])
+
+
+def _node_bound(instance: Instance, node: NodeJobs, objective: str) -> float:
+    """Combinatorial bound of one node's sub-instance."""
+    from ....bounds import lower_bound
+
+    sub = instance if len(node.members) == instance.num_jobs else \
+        instance.subset([instance.jobs[i].id for i in node.members])
+    if objective == "makespan":
+        return lower_bound(sub, "makespan", fixed_start=True)
+    from ....bounds_stretch import best_stretch_bound
+
+    return best_stretch_bound(sub)[0]
+
+
+def _structure(instance: Instance, nodes: list[NodeJobs], orders: list[list[int]]):
+    from ...cpsat.common import Structure
+
+    n = instance.num_jobs
+    partition = [0] * n
+    io_order: list[tuple] = [() for _ in range(instance.platform.num_partitions)]
+    packs: list[tuple] = [() for _ in range(instance.platform.num_partitions)]
+    for node, order in zip(nodes, orders):
+        seen = [0] * node.num_jobs
+        ops = []
+        for j in order:
+            ops.append((node.members[j], seen[j]))
+            seen[j] += 1
+        io_order[node.partition] = tuple(ops)
+        packs[node.partition] = (tuple(node.members),)
+        for i in node.members:
+            partition[i] = node.partition
+    return Structure(tuple(partition), tuple(io_order), packs=tuple(packs))
+
+
+def _cpsat_phase(instance: Instance, nodes: list[NodeJobs], objective: str,
+                 seeds: list[list[Seed]], incumbent: list[int], bound: float,
+                 time_limit: float, seed: int, num_workers: int
+                 ) -> tuple[list[int] | None, float, dict[str, Any]]:
+    """The CP-SAT model warm-started with the incumbent and the best seeds:
+    (its order or ``None``, the bound, info)."""
+    from ...cpsat.settings import ScheduleCpsatSettings
+    from ..cpsat import IoSchedCpsat, io_sched_data
+    from ..orders import orders_from_schedule
+
+    clock = Stopwatch()
+    deadline = Deadline(max(0.1, time_limit))
+    settings = ScheduleCpsatSettings(time_limit=max(0.1, time_limit), seed=seed,
+                                     num_workers=num_workers)
+    try:
+        data = io_sched_data(instance, None, deadline)
+        structures = [_structure(instance, nodes, [incumbent])] + [
+            _structure(instance, nodes, [s.order]) for s in
+            sorted(seeds[0], key=lambda s: s.value)[:3]]
+        model = IoSchedCpsat(data, objective, settings, lower_bound=bound,
+                             warm=structures, deadline=deadline)
+        outcome = model.solve(deadline)
+    except OutOfTimeError as exc:
+        return None, bound, {"cpsat_stopped": str(exc)}
+    info = {"cpsat_status": str(outcome.status), "cpsat_seconds": round(clock(), 3)}
+    order = None
+    if outcome.schedule is not None:
+        order = orders_from_schedule(nodes, outcome.schedule)[0]
+    lower = outcome.bound if outcome.bound is not None else bound
+    return order, max(bound, lower), info
+
+
+def run(instance: Instance, objective: str, options: PortfolioSettings, *,
+        lower_bound: float | None, deadline: Deadline) -> Outcome:
+    """The portfolio (module docstring) within ``deadline``; the front door
+    (:func:`opt_sched.solve`) certifies its answer."""
+    from ..deadlines import node_grid
+    from ..deadlines.search import deadline_search
+    from ..lns.search import improve_order
+
+    clock = Stopwatch()
+    # the orders become a schedule after the search: keep time for it
+    time_limit = max(0.05, deadline.remaining() - 0.02
+                     - 2e-6 * instance.num_io_phases)
+    seed, num_workers = options.seed, options.num_workers
+    cyclic, cyclic_share, lns = options.cyclic, options.cyclic_share, options.lns
+    cpsat_max_ops, cpsat_share = options.cpsat_max_ops, options.cpsat_share
+    cpsat_round, quick_seconds = options.cpsat_round, options.quick_seconds
+    nodes = node_jobs(instance)
+    bounds = [_node_bound(instance, node, objective) for node in nodes]
+    if lower_bound is not None and len(nodes) == 1:
+        bounds[0] = max(bounds[0], lower_bound)
+    seeds = policy_seeds(instance, nodes, objective)
+    info: dict[str, Any] = {"bound_seconds": round(clock(), 3)}
+    best = [best_seed(s) for s in seeds]
+    if cyclic and any(b.value > lb * (1 + 1e-9) for b, lb in zip(best, bounds)):
+        budget = min(cyclic_share * time_limit, max(0.0, time_limit - clock()))
+        if budget > 0.05:
+            for slot, extra in zip(seeds, cyclic_seeds(nodes, objective, budget,
+                                                        num_workers=num_workers,
+                                                        seed=seed)):
+                slot.extend(extra)
+            best = [best_seed(s) for s in seeds]
+    info["seeds"] = [{s.name: s.value for s in slot} for slot in seeds]
+    info["seed_best"] = [b.name for b in best]
+    orders = [list(b.order) for b in best]
+    values = [b.value for b in best]
+    phases: list[dict[str, Any]] = [{} for _ in nodes]
+    open_nodes = [k for k in range(len(nodes))
+                  if values[k] > bounds[k] * (1 + 1e-9) + 1e-12]
+    for rank, k in enumerate(open_nodes):
+        node = nodes[k]
+        left = time_limit - clock()
+        share = left / (len(open_nodes) - rank)
+        if share <= 0.05:
+            break
+        grid = node_grid(node)
+        end = clock() + share
+        small = node.num_ops <= 5000
+
+        def questions(budget: float, k: int = k, grid=grid) -> None:
+            state = deadline_search(grid, objective, orders[k], bounds[k], budget,
+                                    num_workers=num_workers, seed=seed)
+            bounds[k] = max(bounds[k], state.lower)
+            if state.upper < values[k]:
+                orders[k], values[k] = state.order, state.upper
+            phases[k]["questions"] = phases[k].get("questions", 0) + \
+                len(state.answers)
+            phases[k].setdefault("answers", []).extend(state.answers[-8:])
+
+        def closed(k: int = k) -> bool:
+            return values[k] <= bounds[k] * (1 + 1e-9) + 1e-12
+
+        if small:  # a quick look: is the best seed optimal?
+            questions(min(quick_seconds, 0.1 * share))
+        if len(nodes) == 1 and node.num_ops <= cpsat_max_ops:
+            # rounds of CP-SAT then questions, with budgets doubling from
+            # cpsat_round / quick_seconds: restarts cut the heavy tail of
+            # the solve times, and each round starts from the best order
+            # and bound found so far
+            r = 0
+            while not closed() and end - clock() > 0.05:
+                left = end - clock()
+                last = left <= 3 * (cpsat_round + quick_seconds) * 2 ** r
+                if last:  # the long questions first, then CP-SAT
+                    questions((1 - cpsat_share) * left)
+                    if closed() or end - clock() <= 0.05:
+                        break
+                budget = end - clock() if last else cpsat_round * 2 ** r
+                order, lower, cp_info = _cpsat_phase(
+                    instance, nodes, objective, seeds, orders[k], bounds[k],
+                    budget, seed + r, num_workers)
+                phases[k].setdefault("cpsat", []).append(cp_info)
+                bounds[k] = max(bounds[k], lower)
+                if order is not None:
+                    value = order_value(node, order, objective)
+                    if value < values[k]:
+                        orders[k], values[k] = order, value
+                if last or closed() or end - clock() <= 0.05:
+                    break
+                questions(min(end - clock(), quick_seconds * 2 ** r))
+                r += 1
+        else:
+            if lns and not closed() and end - clock() > 0.05:
+                lns_budget = (end - clock()) * (0.85 if small else 1.0)
+                order, value, stats = improve_order(
+                    grid, objective, orders[k], lns_budget, seed=seed,
+                    lower=bounds[k], num_workers=num_workers)
+                phases[k].update(lns_windows=stats.windows,
+                                 lns_improvements=stats.improvements)
+                if value < values[k]:
+                    orders[k], values[k] = order, value
+            if not closed() and small and end - clock() > 0.05:
+                questions(end - clock())
+    info["phases"] = phases
+    info["node_bounds"] = bounds
+    schedule = orders_to_schedule(instance, nodes, orders, "portfolio/io-sched")
+    bound = max(bounds) if bounds else 0.0
+    if objective == "max-stretch":
+        bound = max(1.0, bound)
+    info["portfolio_bound"] = bound
+    closed = all(v <= b * (1 + 1e-9) + 1e-12 for v, b in zip(values, bounds))
+    return Outcome(SolveStatus.OPTIMAL if closed else SolveStatus.FEASIBLE,
+                   schedule, bound, info)
