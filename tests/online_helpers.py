@@ -66,12 +66,25 @@ class ReservationLog:
         inner_decide = scheduler.decide
         inner_sort = scheduler.order.sort
 
-        def sort(queue, now):
-            order = inner_sort(queue, now)
-            for old in self._heads & set(queue):
+        def displaced(order) -> None:
+            for old in self._heads & set(order):
                 if order[0] != old:  # displaced before anything started
                     self.as_head.pop(old, None)
+
+        def sort(queue, now):
+            order = inner_sort(queue, now)
+            displaced(list(order))
             return order
+
+        inner_sorted = getattr(scheduler, "_sorted_queue", None)
+        if inner_sorted is not None:  # keyed orders: the queue kept sorted
+
+            def sorted_queue(k, released):
+                order = inner_sorted(k, released)
+                displaced(order.tolist())
+                return order
+
+            scheduler._sorted_queue = sorted_queue
 
         def decide(now):
             starts = inner_decide(now)

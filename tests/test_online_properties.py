@@ -163,6 +163,12 @@ def test_the_fused_replay_is_the_stepped_replay(instance, name, order, kill, del
     assert fused.jobs == stepped.jobs
     assert fused.info == stepped.info
     assert fused_calls == stepped_calls
+    # a keyed order stepped from Python keeps its sorted queue between
+    # passes (ProfileScheduler._sorted_queue): the same schedule again
+    keyed = get_scheduler(name, order=order, rjms_delay=delay)
+    keyed.fused_spec = lambda: None  # force the stepped engine
+    kept = replay(instance, keyed, kill_at_walltime=kill)
+    assert kept.jobs == fused.jobs
     _check_basic(instance, fused, kill)
 
 

@@ -77,6 +77,8 @@ RESERVED, STARTED, REFUSED = 0, 1, 2
 
 EASY = 0
 CONSERVATIVE = 1
+_FAIL_CAP = 64
+"""Failed (nodes, estimate) points an EASY pass remembers for dominance."""
 
 
 @njit(cache=True)
@@ -438,10 +440,22 @@ def easy_pass(st, k, now, order, n, released, nrel):
                 start_job(st, j, now, st[12], 1)
                 free -= ji[j, J_NODES]
     elif free > 0:
+        # Dominance: without bandwidth tracking or an admission rule,
+        # whether a job fits now depends only on its (nodes, estimate), and
+        # monotonically (q' >= q and e' >= e: every q' machines free over
+        # [now, now + e') include q free over [now, now + e)); starting a
+        # job only removes availability. So a job dominating one that did
+        # not fit earlier in this pass cannot fit: skip it (same decisions,
+        # fewer profile scans on long queues).
+        prune = li[k, L_TRACK] == 0 and g[G_CHECK] == CHECK_NONE
+        fq = np.empty(_FAIL_CAP, np.int64)
+        fe = np.empty(_FAIL_CAP)
+        nf = 0
         for idx in range(i, n):
             j = order[idx]
             if j == head:
                 if not placed:
+                    nf = 0  # re-placing the head changes the reservations
                     if ji[j, J_RES]:
                         unreserve_job(st, j)
                     done = place(st, j, now)
@@ -457,11 +471,25 @@ def easy_pass(st, k, now, order, n, released, nrel):
                 continue
             if free <= 0 and not g[G_ZERO]:
                 break  # the head is placed: nothing else can start
-            if ji[j, J_NODES] > free:
+            q = ji[j, J_NODES]
+            if q > free:
                 continue
+            if prune and q > 0:
+                est = st[1][j, F_EST]
+                dominated = False
+                for f in range(nf):
+                    if q >= fq[f] and est >= fe[f]:
+                        dominated = True
+                        break
+                if dominated:
+                    continue
             if fits_now(st, j, now):
                 start_job(st, j, now, st[12], 1)
-                free -= ji[j, J_NODES]
+                free -= q
+            elif prune and q > 0 and nf < _FAIL_CAP:
+                fq[nf] = q
+                fe[nf] = st[1][j, F_EST]
+                nf += 1
     li[k, L_HEAD] = head
 
 

@@ -162,6 +162,10 @@ class ProfileScheduler:
         self._active: dict[int, None] = {}
         self._limits = (None if self.bf_depth is None and self.bf_interval == 0
                         else BackfillLimits(self.bf_depth, self.bf_interval))
+        key = getattr(self.order, "static_key", None)
+        self._static_key = (None if key is None or any(h is not None for h in self._hooks)
+                            else np.asarray(key(jobs), float))
+        self._sorted: list[np.ndarray] = [np.empty(0, np.int64) for _ in range(L)]
         self._mbuf = np.zeros(sum(sizes), np.int64)
         self._moff = np.zeros(n + 1, np.int64)
 
@@ -226,9 +230,9 @@ class ProfileScheduler:
             mode = limits.mode(now)
             lanes = limits.lanes(mode, self._active, self._queues)
         for k in lanes:  # type: ignore[attr-defined]
-            queue = self._queues[k]
-            order = np.array(sort(list(queue), now), np.int64)
             released = np.array(self._released[k], np.int64)
+            order = (self._sorted_queue(k, released) if self._static_key is not None
+                     else np.array(sort(list(self._queues[k]), now), np.int64))
             while not (bk.lane_pass(self.kind, st, k, now, order, len(order), released,
                                     len(released)) if limits is None else
                        bk.bounded_lane_pass(self.kind, st, k, now, order, len(order),
@@ -251,6 +255,24 @@ class ProfileScheduler:
             for start in starts:
                 self._hooks[1](now, start.job)
         return starts
+
+    def _sorted_queue(self, k: int, released: np.ndarray) -> np.ndarray:
+        """Lane ``k``'s waiting jobs sorted by ``(static key, submission
+        order)``, kept between passes: the jobs started since are dropped,
+        the ``released`` ones appended and a stable sort by key restores
+        the order (the kept jobs were all submitted before the new ones).
+        Equal to sorting the queue afresh, without a Python list per pass
+        (long queues: thousands of jobs, a pass per event)."""
+        kept = self._sorted[k]
+        if len(kept):
+            kept = kept[self._st[0][kept, bk.J_STATE] == bk.WAITING]
+        if len(released):
+            kept = np.concatenate((kept, released))
+            key = self._static_key[kept]
+            if len(key) and key.min() != key.max():
+                kept = kept[np.argsort(key, kind="stable")]
+        self._sorted[k] = kept
+        return kept
 
     def _before_pass(self, now: float) -> None:
         """Hook for subclasses: called before each decision's passes."""
