@@ -163,7 +163,8 @@ class ProfileScheduler:
         self._limits = (None if self.bf_depth is None and self.bf_interval == 0
                         else BackfillLimits(self.bf_depth, self.bf_interval))
         key = getattr(self.order, "static_key", None)
-        self._static_key = (None if key is None or any(h is not None for h in self._hooks)
+        hooked = any(h is not None for h in self._hooks)
+        self._static_key = (None if key is None or hooked
                             else np.asarray(key(jobs), float))
         self._sorted: list[np.ndarray] = [np.empty(0, np.int64) for _ in range(L)]
         self._mbuf = np.zeros(sum(sizes), np.int64)
