@@ -24,8 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                  "mean-flow-time"],
                         help="max-flow-stretch and mean-flow-time (measured from "
                              "the releases): problem hpc-io")
-    parser.add_argument("--solver", default="cpsat",
-                        choices=["cpsat", "cbc", "highs"])
+    from ...exact.registry import solvers
+
+    parser.add_argument("--solver", default="cpsat", choices=solvers(),
+                        help="an exact backend of the registry (default cpsat)")
     parser.add_argument("--time-limit", type=positive_float, default=60.0)
     parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--workers", type=positive_int, default=2)
