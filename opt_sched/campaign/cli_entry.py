@@ -20,22 +20,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..cli.arguments import positive_int
 from ..errors import InternalError, OptionError, UserError
 
 __all__ = ["HELP", "NAME", "add_arguments", "main", "run"]
 
 NAME = "sweep"
 HELP = "run a campaign spec (TOML): resumable, local or on a Dask/Slurm cluster"
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--slurm", metavar="CLUSTER.toml",
                        help="start a dask-jobqueue SLURMCluster from this file and "
                             "run on it; needs opt_sched[dask]")
-    parser.add_argument("--workers", type=_workers, default=None, metavar="N",
+    parser.add_argument("--workers", type=positive_int, default=None, metavar="N",
                         help="local worker processes (default: every core; 1 = in "
                              "this process); with --dask local, its workers")
     parser.add_argument("--resume", action="store_true",
@@ -59,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "every finished task")
     parser.add_argument("--retry-failed", action="store_true",
                         help="with --resume, run the failed tasks again")
-    parser.add_argument("--chunk-size", type=_workers, default=16, metavar="K",
+    parser.add_argument("--chunk-size", type=positive_int, default=16, metavar="K",
                         help="at most K tasks of one instance per chunk (default 16)")
     # the CLI registry adds --json to every command itself
     with contextlib.suppress(argparse.ArgumentError):
