@@ -167,6 +167,8 @@ class ProfileScheduler:
         self._static_key = (None if key is None or hooked
                             else np.asarray(key(jobs), float))
         self._sorted: list[np.ndarray] = [np.empty(0, np.int64) for _ in range(L)]
+        self._waiting = np.zeros(n, np.bool_)  # in a queue (for _sorted_queue)
+        self._stale = [False] * L  # a job of the lane started since its last sort
         self._mbuf = np.zeros(sum(sizes), np.int64)
         self._moff = np.zeros(n + 1, np.int64)
 
@@ -203,6 +205,7 @@ class ProfileScheduler:
         k = self._lane_of[job]
         self._queues[k][job] = None
         self._released[k].append(job)
+        self._waiting[job] = True
         self._st[0][job, bk.J_STATE] = bk.WAITING
         self._active[k] = None
         if self._hooks[0] is not None:
@@ -251,6 +254,8 @@ class ProfileScheduler:
         for s, j in enumerate(st[13][:count].tolist()):
             k = self._lane_of[j]
             del self._queues[k][j]
+            self._waiting[j] = False
+            self._stale[k] = True
             starts.append(Start(j, tuple(numbers[off[s]:off[s + 1]]), k))
         if self._hooks[1] is not None:
             for start in starts:
@@ -265,8 +270,9 @@ class ProfileScheduler:
         Equal to sorting the queue afresh, without a Python list per pass
         (long queues: thousands of jobs, a pass per event)."""
         kept = self._sorted[k]
-        if len(kept):
-            kept = kept[self._st[0][kept, bk.J_STATE] == bk.WAITING]
+        if self._stale[k]:
+            kept = kept[self._waiting[kept]]
+            self._stale[k] = False
         if len(released):
             kept = np.concatenate((kept, released))
             key = self._static_key[kept]
