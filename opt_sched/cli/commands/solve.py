@@ -14,6 +14,11 @@ from ..output import print_json
 NAME = "solve"
 HELP = "solve exactly (or with a proven bound)"
 
+SOLVERS = ("cpsat", "cbc", "highs", "portfolio", "lns")
+"""The solvers of :func:`opt_sched.exact.registry.solvers`, written out so
+that building the parser does not import the exact layer (a test keeps the
+two equal)."""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("instance")
@@ -24,10 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                  "mean-flow-time"],
                         help="max-flow-stretch and mean-flow-time (measured from "
                              "the releases): problem hpc-io")
-    from ...exact.registry import solvers
-
-    parser.add_argument("--solver", default="cpsat", choices=solvers(),
-                        help="an exact backend of the registry (default cpsat)")
+    parser.add_argument("--solver", default="cpsat", choices=SOLVERS,
+                        help="an exact backend (default cpsat)")
     parser.add_argument("--time-limit", type=positive_float, default=60.0)
     parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--workers", type=positive_int, default=2)
