@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from opt_sched.errors import OptionError
+from opt_sched.scheduling import SCHEDULERS, PackScheduling, replay
 from opt_sched.workloads import ijhpca2023 as gen
 from opt_sched.workloads.ics2020 import truncated_normal
 
@@ -88,3 +89,42 @@ def test_bad_parameters_are_one_line_errors():
         gen.generate_ijhpca2023("mira", "bn", 1.5, 0)
     with pytest.raises(OptionError, match="io_profile='x'"):
         gen.generate_ijhpca2023("mira", "x", 0.5, 0)
+
+
+def _starts(inst, scheduler):
+    return [s.start for s in replay(inst, SCHEDULERS[scheduler](),
+                                    estimate="exact").jobs]
+
+
+def _node_first_fit(inst, order):
+    """Packs by first fit on the nodes alone (the I/O test left out)."""
+    packs, used = [], []
+    for i in order:
+        for k, load in enumerate(used):
+            if load + inst.jobs[i].nodes <= inst.platform.max_nodes:
+                packs[k].append(i)
+                used[k] += inst.jobs[i].nodes
+                break
+        else:
+            packs.append([i])
+            used.append(inst.jobs[i].nodes)
+    return packs
+
+
+@pytest.mark.parametrize("family, jobs", [("uniform", 100), ("mira", 40)])
+@pytest.mark.parametrize("profile", ["bn", "no"])
+def test_literal_variant_ls_is_plain_easy_and_packs_ignore_io(family, jobs, profile):
+    """The behaviour the bound above implies, at the highest load: on the
+    literal variant the I/O-aware LS (``io-easy``) starts every job when
+    plain EASY backfilling does, and the Max packs are node-only first fit
+    over non-increasing ``T_i(B)``. On the calibrated variant at the same
+    load, the bandwidth does bind: LS departs from EASY."""
+    lit = gen.generate_ijhpca2023(family, profile, 0.8, seed=2, jobs=jobs,
+                                  variant="literal").instance
+    assert _starts(lit, "io-easy") == _starts(lit, "easy")
+    sched = PackScheduling("max", backfill=False)
+    replay(lit, sched, estimate="exact")
+    order = sorted(range(lit.num_jobs), key=lambda i: (-lit.jobs[i].length(1.0), i))
+    assert [h["jobs"] for h in sched.history] == _node_first_fit(lit, order)
+    cal = gen.generate_ijhpca2023(family, profile, 0.8, seed=2, jobs=jobs).instance
+    assert _starts(cal, "io-easy") != _starts(cal, "easy")
