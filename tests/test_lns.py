@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from opt_sched import Instance, Job, OptionError, Platform
+from opt_sched import Instance, Job, OptionError, Partition, Platform
 from opt_sched.exact.brute_force import brute_force_io_sched
 from opt_sched.exact.io_sched.deadlines import node_grid
 from opt_sched.exact.io_sched.lns import WindowRepair, improve_order, solve_lns
@@ -22,6 +24,7 @@ from opt_sched.simulation import OnePackPlan, simulate
 from opt_sched.validation import assert_feasible
 from opt_sched.workloads.tucan import tucan_workload
 
+from .test_brute_force import one_pack_instances
 from .test_stretch_bounds import integer_instance
 
 
@@ -156,3 +159,45 @@ def test_lns_backend_through_the_front_door():
     assert result.objective <= min(s.value for s in seeds) + 1e-9
     assert result.lower_bound <= result.objective * (1 + 1e-9)
     assert str(result.status) in ("optimal", "feasible")
+
+
+@st.composite
+def real_valued_instances(draw):
+    """1-2 partitions (bandwidth 0.7 or 1.3), 1-4 jobs of 1-3 iterations with
+    real compute and volumes (thirds and irrational-looking decimals: an
+    inexact grid, durations rounded up), optional releases."""
+    count = draw(st.integers(1, 2))
+    platform = Platform(tuple(Partition(8, draw(st.sampled_from([0.7, 1.3])))
+                              for _ in range(count)))
+    real = st.floats(0.1, 5.0, allow_nan=False).map(lambda x: round(x, 6))
+    jobs = []
+    for i in range(draw(st.integers(1, 4))):
+        n = draw(st.integers(1, 3))
+        compute = tuple(draw(real) / 3 for _ in range(n))
+        volume = tuple(draw(st.sampled_from([0.0, 1.0])) * draw(real)
+                       for _ in range(n))
+        release = draw(real) if draw(st.booleans()) else 0.0
+        jobs.append(Job(f"j{i}", 1, compute, volume, release=release,
+                        partition=draw(st.integers(0, count - 1))))
+    return Instance("hyp-real", platform, tuple(jobs))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.one_of(one_pack_instances(max_phases=6), real_valued_instances()),
+       st.sampled_from(["makespan", "max-stretch"]))
+def test_portfolio_bound_never_exceeds_the_optimum(instance, objective):
+    """Property (issue 13): through the front door, the portfolio's certified
+    bound is at most the brute-force optimum and its validated value at least
+    it, on exact grids (quarters, 1-2 partitions, releases, zero volumes) and
+    inexact ones (real data, where CP-SAT and the deadline questions work on
+    rounded durations)."""
+    from opt_sched import solve
+
+    opt, _ = brute_force_io_sched(instance, objective)
+    result = solve(instance, "io-sched", objective, "portfolio", time_limit=2,
+                   num_workers=1)
+    assert_feasible(instance, result.schedule)
+    assert result.lower_bound <= opt * (1 + 1e-9) + 1e-9, (result.lower_bound, opt)
+    assert result.objective >= opt * (1 - 1e-9) - 1e-9
+    if str(result.status) == "optimal":
+        assert result.objective == pytest.approx(opt, rel=1e-6)
