@@ -5,9 +5,9 @@ call of :func:`~opt_sched.gang.experiments.run_point` (or
 :func:`~opt_sched.gang.experiments.run_trace_point`), so a sweep spec can
 call the same function -- and appends one JSON line per point to
 ``OUT/points.jsonl``. Points already in that file are skipped, so an
-interrupted run resumes where it stopped. ``--report`` prints the markdown
-tables of ``docs/reproduction-gang.md`` from the file
-(:func:`opt_sched.gang.report.report`).
+interrupted run resumes where it stopped. ``--report`` prints the claims
+table and the markdown tables of ``docs/reproduction-gang.md`` from the file
+(:func:`opt_sched.gang.report.report_text`).
 
 The same study runs as a campaign, ``opt-sched sweep campaigns/gang.toml
 --out DIR`` (its report ``gang`` writes the same tables and figures); this
@@ -48,7 +48,7 @@ from opt_sched.gang.report import (
     LOW_LOADS,
     PARTS,
     PLACEMENTS,
-    report,
+    report_text,
 )
 
 
@@ -129,7 +129,7 @@ def main() -> None:
     out = Path(args.out)
     path = out / "points.jsonl"
     if args.report:
-        print(report(load(path)))
+        print(report_text(load(path)))
         return
     parts = set(args.parts.split(","))
     unknown = parts - set(PARTS)

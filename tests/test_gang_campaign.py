@@ -27,6 +27,7 @@ from opt_sched.campaign.task import Task
 from opt_sched.errors import OptionError, SpecError
 from opt_sched.gang import gang_summary, place_files, simulate_gang, validate_gang
 from opt_sched.gang.jann import jann_workload
+from opt_sched.gang.claims import claims_table
 from opt_sched.gang.report import report
 
 REPO = Path(__file__).resolve().parents[1]
@@ -100,6 +101,14 @@ def test_quick_spec_matches_direct_replay(quick):
         rows.append(row)
     text = (out / "gang.md").read_text()
     assert report(rows) in text
+    assert claims_table(rows) in text
+    # claim 1 by hand from the direct rows: GS / IOGS slowdown, contiguous, 1800 s
+    pick = {(r["part"], r["placement"], r["r"], r["mean_runtime"], r["scheduler"]): r
+            for r in rows if r["part"] == "grid"}
+    gs, iogs = (pick[("grid", "contiguous", 0.5, 1800.0, s)]["mean_slowdown"]
+                for s in ("gs", "iogs"))
+    assert f"| 1 | r = 0.5: IOGS beats GS on slowdown, > 100 % (slowdown GS / IOGS) " \
+           f"| 1800: {gs / iogs:.2f}, " in text
     # the report shows every part: the tables are not empty
     assert "| 1800 | " in text and "| contiguous | 0.5 | 0 |" in text
     assert "| contiguous | 0.5 | 16 |" in text

@@ -37,7 +37,7 @@ from .experiments import (
 )
 
 __all__ = ["CLASSES", "HIGHEST", "KEEP", "LOW_LOADS", "PARTS", "PLACEMENTS", "fmt",
-           "report"]
+           "report", "report_text"]
 
 PLACEMENTS = ("random", "contiguous")
 CLASSES = (0.5, 0.33, 0.1)
@@ -169,3 +169,12 @@ def report(rows: list[dict[str, Any]]) -> str:
                     f"{ratio('mean_response')} | "
                     f"{sd['adaptive-iogs'] / sd['gs']:.2f} |")
     return "\n".join(lines)
+
+
+def report_text(rows: list[dict[str, Any]]) -> str:
+    """The claims table (:func:`opt_sched.gang.claims.claims_table`) and the
+    full tables (:func:`report`) of ``rows``, as one markdown text."""
+    from .claims import claims_table
+
+    return ("### Claims: the seed's and our figures\n\n" + claims_table(rows)
+            + "\n\n### Full tables\n" + report(rows) + "\n")

@@ -13,9 +13,10 @@ parameters, ``migration_cost`` / ``migration_budget`` the method's ``C`` /
 
 Files:
 
-- ``gang.md`` -- :func:`opt_sched.gang.report.report` of the rows: the
-  "Full tables" of ``docs/reproduction-gang.md``, the same text
-  ``scripts/reproduce_gang.py --report`` prints for the same points;
+- ``gang.md`` -- :func:`opt_sched.gang.claims.claims_table` (the seed's
+  claims beside our figures) and :func:`opt_sched.gang.report.report` (the
+  "Full tables" of ``docs/reproduction-gang.md``) of the rows: the same
+  text ``scripts/reproduce_gang.py --report`` prints for the same points;
 - ``gang.csv`` -- the rows;
 - ``gang_slowdown_<placement>.png`` -- mean slowdown against the mean
   all-local time ``t_e``, one panel per I/O intensity ``r``, one line per
@@ -110,13 +111,12 @@ def plot_slowdown(table: pd.DataFrame, placement: str, target: Path) -> Path:
 
 def write_report(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     """``gang.md``, ``gang.csv`` and the slowdown figures into ``out``."""
-    from ...gang.report import PLACEMENTS, report
+    from ...gang.report import PLACEMENTS, report_text
 
     found = gang_rows(spec, rows)
     written = [write_csv(pd.DataFrame(found), out / "gang.csv")]
-    text = (f"# {spec.name}: seed 004 tables\n\nFrom `opt-sched sweep` "
-            f"({len(found)} rows; regenerate with `--resume`).\n"
-            + report(found) + "\n")
+    text = (f"# {spec.name}: seed 004\n\nFrom `opt-sched sweep` ({len(found)} "
+            f"rows; regenerate with `--resume`).\n\n" + report_text(found))
     atomic_write_text(out / "gang.md", text)
     written.append(out / "gang.md")
     table = pd.DataFrame(found)
