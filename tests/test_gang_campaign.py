@@ -26,8 +26,8 @@ from opt_sched.campaign.sources import generator_source
 from opt_sched.campaign.task import Task
 from opt_sched.errors import OptionError, SpecError
 from opt_sched.gang import gang_summary, place_files, simulate_gang, validate_gang
-from opt_sched.gang.jann import jann_workload
 from opt_sched.gang.claims import claims_table
+from opt_sched.gang.jann import jann_workload
 from opt_sched.gang.report import report
 
 REPO = Path(__file__).resolve().parents[1]
