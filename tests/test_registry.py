@@ -321,7 +321,8 @@ def test_default_specs_per_problem(tucan5):
     assert len(methods.default_specs()) == len(every) + 4
     # online methods (seed 000, seed 001) have no defaults: they run when named
     assert methods.names() == ("one-pack", "first-fit", "make-pack", "packs", "ls",
-                               "easy", "herbein", "workload-adaptive")
+                               "easy", "herbein", "workload-adaptive",
+                               "gs", "iogs", "adaptive-iogs", "migrate-iogs")
 
 
 def test_warm_start_specs():

@@ -13,9 +13,14 @@ extras (``sensibility``, ``predicted_makespan`` for pack plans),
 ``wall_time`` (seconds to produce the schedule), and the extra metrics the
 task asks for (``lower_bound`` and ``gap``; ``stretch:<job>``). Every
 schedule passes :func:`opt_sched.validation.assert_feasible` before it is
-measured. An exception becomes a ``failed`` row with its one-line message;
-it never escapes. An experiment task (:mod:`.experiments`) returns its own
-row (it validates its schedules itself), plus ``wall_time``.
+measured; a gang schedule (``execution="serverless-gang"``, seed 004's
+methods on a gang workload) passes :func:`opt_sched.gang.validate_gang`
+instead and is measured by
+:func:`opt_sched.gang.experiments.measure_schedule` (wait, both response
+times, both slowdowns, local jobs, utilisations). An exception becomes a
+``failed`` row with its one-line message; it never escapes. An experiment
+task (:mod:`.experiments`) returns its own row (it validates its schedules
+itself), plus ``wall_time``.
 """
 
 from __future__ import annotations
@@ -118,6 +123,10 @@ def _makespan_bound(source: InstanceSource, instance: Instance) -> float:
 
 
 def _measure(instance: Instance, schedule: Any) -> dict[str, Any]:
+    if schedule.execution == "serverless-gang":  # seed 004: own rules and metrics
+        from ..gang.experiments import measure_schedule
+
+        return measure_schedule(instance, schedule)
     from ..metrics import summary
     from ..validation import assert_feasible
 

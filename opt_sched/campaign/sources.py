@@ -40,6 +40,19 @@ Generators
     :func:`opt_sched.workloads.kth.kth_workload` (KTH-SP2 with Darshan-Cori
     I/O) -- ``alpha`` (float, required), ``seed`` (int, default 0),
     ``bandwidth`` (float, default 20), ``jobs`` (int, default: all).
+``jann``
+    :func:`opt_sched.gang.experiments.jann_point_workload` (seed 004's gang
+    workload, for the methods ``gs``, ``iogs``, ``adaptive-iogs``,
+    ``migrate-iogs``) -- ``io_intensity`` (number or ``"mixed"``,
+    required), ``mean_runtime`` (float, required), ``seed`` (int, default
+    0; the jobs and the file nodes), ``jobs`` (int, default 10,000),
+    ``placement`` (``random`` or ``contiguous``, default ``random``),
+    ``nodes`` (int, default 320), ``mean_interarrival`` (float, default
+    583). A gang workload, not an HPC instance.
+``gang-kth``
+    :func:`opt_sched.gang.experiments.kth_point_workload` (KTH-SP2 as a
+    gang workload, ``r`` drawn per job) -- ``seed`` (int, default 0),
+    ``placement`` (default ``random``), ``jobs`` (int, default: all).
 
 Tasks that share a *family* (the same draw: a generator's parameters other
 than the platform ones, or the same file) are run together in one chunk by
@@ -73,7 +86,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Parameter:
     """A generator parameter: ``kind`` is ``"float"``, ``"int"`` or
-    ``"str"`` (one of ``choices``); a parameter without a default is
+    ``"str"`` (one of ``choices``; for a ``"float"``, the words it also
+    takes, e.g. ``"mixed"``); a parameter without a default is
     required (``default=None`` with ``required=False`` means "let the
     generator decide")."""
 
@@ -147,6 +161,26 @@ def _build_kth(params: Mapping[str, Any]) -> Instance:
                         params["jobs"])
 
 
+def _build_jann(params: Mapping[str, Any]) -> Any:
+    from ..gang.experiments import jann_point_workload
+
+    return jann_point_workload(params["io_intensity"], params["mean_runtime"],
+                               params["seed"], jobs=params["jobs"],
+                               placement=params["placement"],
+                               mean_interarrival=params["mean_interarrival"],
+                               nodes=params["nodes"])
+
+
+def _build_gang_kth(params: Mapping[str, Any]) -> Any:
+    from ..gang.experiments import kth_point_workload
+
+    return kth_point_workload(params["seed"], placement=params["placement"],
+                              jobs=params["jobs"])
+
+
+_PLACEMENT = Parameter("placement", "str", required=False, default="random",
+                       choices=("random", "contiguous"))
+
 GENERATORS: dict[str, Generator] = {
     "ics2020": Generator(
         "ics2020",
@@ -179,6 +213,20 @@ GENERATORS: dict[str, Generator] = {
          Parameter("bandwidth", "float", required=False, default=20.0),
          Parameter("jobs", "int", required=False, default=None)),
         _build_kth),
+    "jann": Generator(
+        "jann",
+        (Parameter("io_intensity", "float", choices=("mixed",)),
+         Parameter("mean_runtime", "float"),
+         Parameter("seed", "int", required=False, default=0),
+         Parameter("jobs", "int", required=False, default=10_000), _PLACEMENT,
+         Parameter("nodes", "int", required=False, default=320),
+         Parameter("mean_interarrival", "float", required=False, default=583.0)),
+        _build_jann),
+    "gang-kth": Generator(
+        "gang-kth",
+        (Parameter("seed", "int", required=False, default=0), _PLACEMENT,
+         Parameter("jobs", "int", required=False, default=None)),
+        _build_gang_kth),
 }
 
 
@@ -194,8 +242,11 @@ def _coerce(where: str, kind: str, value: Any,
         if isinstance(value, bool) or not isinstance(value, int):
             raise SpecError(f"{where}={value!r} must be an integer")
         return int(value)
+    if isinstance(value, str) and value in choices:  # a word a number may be
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(f"{where}={value!r} must be a number")
+        words = "".join(f" or {w!r}" for w in choices)
+        raise SpecError(f"{where}={value!r} must be a number{words}")
     return float(value)
 
 

@@ -24,6 +24,7 @@ from ..errors import InfeasibleScheduleError
 from .jann import jann_workload
 from .metrics import gang_summary
 from .placement import place_files
+from .record import GangRecord
 from .simulator import simulate_gang
 from .swf import swf_workload
 from .validate import validate_gang
@@ -36,6 +37,10 @@ __all__ = [
     "MIGRATION_COSTS",
     "SCHEDULERS",
     "TEXT_LOADS",
+    "jann_point_workload",
+    "kth_point_workload",
+    "kth_trace_path",
+    "measure_schedule",
     "run_point",
     "run_trace_point",
     "run_workload",
@@ -82,6 +87,68 @@ def run_workload(workload: GangWorkload, scheduler: str, *, mpl: int = 5,
     return out
 
 
+def jann_point_workload(io_intensity: float | str, mean_runtime: float,
+                        seed: int = 0, *, jobs: int = 10_000,
+                        placement: str = "random", mean_interarrival: float = 583.0,
+                        nodes: int = 320) -> GangWorkload:
+    """The ``jann`` workload of one grid point, with its file nodes drawn by
+    ``placement`` from the same ``seed`` (what :func:`run_point` runs)."""
+    return place_files(jann_workload(jobs, mean_runtime, io_intensity, seed,
+                                     mean_interarrival=mean_interarrival,
+                                     nodes=nodes), placement, seed)
+
+
+def kth_trace_path() -> Path:
+    """The KTH-SP2 log in the shared data folder
+    (:func:`opt_sched.workloads.kth.shared_data_dir`).
+
+    Raises
+    ------
+    OptionError
+        The shared data folder was not found.
+    """
+    from ..workloads.kth import KTH_FILE, shared_data_dir
+
+    return shared_data_dir() / KTH_FILE
+
+
+def kth_point_workload(seed: int = 0, *, placement: str = "random",
+                       jobs: int | None = None) -> GangWorkload:
+    """KTH-SP2 as a gang workload (``r`` drawn per job from {0.1, 0.33, 0.5}
+    with ``seed``), file nodes by ``placement`` (what
+    :func:`run_trace_point` runs)."""
+    return place_files(swf_workload(kth_trace_path(), seed=seed, jobs=jobs),
+                       placement, seed)
+
+
+def measure_schedule(workload: GangWorkload, schedule: Any) -> dict[str, Any]:
+    """Validate a gang schedule against ``workload`` and summarise it.
+
+    ``schedule`` is a :class:`~opt_sched.gang.record.GangRecord` or its
+    generic :class:`~opt_sched.schedule.Schedule` form (what the registry
+    methods return). The row: :func:`~opt_sched.gang.metrics.gang_summary`'s
+    numbers (without the scheduler's name) and ``offered_load``.
+
+    Raises
+    ------
+    InfeasibleScheduleError
+        The schedule breaks a rule of :func:`validate_gang` (a bug).
+    ScheduleFormatError
+        ``schedule`` carries no gang record.
+    """
+    record = schedule if isinstance(schedule, GangRecord) else \
+        GangRecord.from_schedule(schedule)
+    violations = validate_gang(workload, record)
+    if violations:  # one line: a campaign row keeps the first line of an error
+        raise InfeasibleScheduleError(
+            f"{record.scheduler} on {workload.name}: {violations[0].message} "
+            f"({len(violations)} violations)")
+    out = gang_summary(workload, record)
+    del out["scheduler"]
+    out["offered_load"] = workload.offered_load()
+    return out
+
+
 def run_point(scheduler: str, r: float | str, mean_runtime: float, seed: int = 0, *,
               jobs: int = 10_000, placement: str = "random", mpl: int = 5,
               quantum: float = 200.0, migration_budget: int = 64,
@@ -92,9 +159,9 @@ def run_point(scheduler: str, r: float | str, mean_runtime: float, seed: int = 0
     ``mean_runtime``, file nodes by ``placement``; returns the parameters and
     :func:`~opt_sched.gang.metrics.gang_summary`'s metrics, plus
     ``offered_load`` and ``sim_seconds``."""
-    workload = place_files(
-        jann_workload(jobs, mean_runtime, r, seed, mean_interarrival=mean_interarrival,
-                      nodes=nodes), placement, seed)
+    workload = jann_point_workload(r, mean_runtime, seed, jobs=jobs,
+                                   placement=placement,
+                                   mean_interarrival=mean_interarrival, nodes=nodes)
     out = run_workload(workload, scheduler, mpl=mpl, quantum=quantum,
                        migration_budget=migration_budget,
                        migration_cost=migration_cost, validate=validate)

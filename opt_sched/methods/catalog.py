@@ -8,6 +8,7 @@ rows.
 
 from __future__ import annotations
 
+from .gang import ADAPTIVE_IOGS, GS, IOGS, MIGRATE_IOGS
 from .one_pack import ONE_PACK
 from .online import LS, PACKS
 from .packs import FIRST_FIT, LPT, MAKE_PACK
@@ -29,3 +30,8 @@ register(LS, _builtin=True)
 register(EASY, _builtin=True)
 register(HERBEIN, _builtin=True)
 register(WORKLOAD_ADAPTIVE, _builtin=True)
+# gang schedulers on a gang workload (seed 004)
+register(GS, _builtin=True)
+register(IOGS, _builtin=True)
+register(ADAPTIVE_IOGS, _builtin=True)
+register(MIGRATE_IOGS, _builtin=True)

@@ -14,6 +14,8 @@ study. Each is ``write(spec, rows, out) -> list[Path]`` where ``rows`` is
 - ``rodrigo2017``: seed 002's WoAS study (:mod:`.rodrigo2017`): turnaround
   speed-ups, utilisation gains and slowdowns from ``workflow-share``
   experiment tasks.
+- ``gang``: seed 004's gang-scheduling tables and slowdown figures
+  (:mod:`.gang`), the same tables as ``scripts/reproduce_gang.py``.
 """
 
 from __future__ import annotations
@@ -49,11 +51,18 @@ def _rodrigo2017(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     return write(spec, rows, out)
 
 
+def _gang(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
+    from .gang import write_report as write
+
+    return write(spec, rows, out)
+
+
 REPORTS: dict[str, Callable[[Any, Mapping[str, Any], Path], list[Path]]] = {
     "ics2020": _ics2020,
     "ijhpca2023": _ijhpca2023,
     "goponenko": _goponenko,
     "rodrigo2017": _rodrigo2017,
+    "gang": _gang,
 }
 
 
