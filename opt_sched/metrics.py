@@ -119,7 +119,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def job_table(instance: Instance, schedule: Schedule, *,
-              tau: float = 10.0) -> pd.DataFrame:
+              tau: float = 10.0, phases: _Phases | None = None) -> pd.DataFrame:
     """One row per job, indexed by job id (instance order); see the module text.
 
     Columns: ``partition``, ``nodes`` (``Q_i``), ``release``, ``start``
@@ -128,7 +128,8 @@ def job_table(instance: Instance, schedule: Schedule, *,
     ``bounded_slowdown`` (with ``tau``), ``wait``, ``turnaround``
     (``C_i - r_i``), ``io_wait``, ``delay``, ``pack`` (index of the job's
     pack on its partition, NaN when the schedule has no packs), ``killed``
-    (killed at its wall time).
+    (killed at its wall time). ``phases``: the executed phases when the
+    caller already has them (:func:`summary`), else built here.
 
     Examples
     --------
@@ -150,7 +151,7 @@ def job_table(instance: Instance, schedule: Schedule, *,
     completion = np.array([schedule[j.id].completion(j, parts[k].bandwidth)
                            for j, k in zip(jobs, partition)])
     length = np.array([j.length(instance.bandwidth_of(j)) for j in jobs])
-    ph = _phases(instance, schedule)
+    ph = phases if phases is not None else _phases(instance, schedule)
     exec_time = np.array([j.length(parts[k].bandwidth)
                           for j, k in zip(jobs, partition)])
     if schedule.execution != "exclusive" or any(
@@ -221,7 +222,8 @@ def summary(instance: Instance, schedule: Schedule, *,
     ``summary(...).to_dict()`` is JSON-ready. Ratios over a zero makespan are
     NaN.
     """
-    table = job_table(instance, schedule, tau=tau)
+    ph = _phases(instance, schedule)
+    table = job_table(instance, schedule, tau=tau, phases=ph)
     makespan = float(table["completion"].max())
     total_nodes = instance.platform.total_nodes
     area = total_nodes * makespan
@@ -232,7 +234,7 @@ def summary(instance: Instance, schedule: Schedule, *,
         groups = table.groupby(["partition", "pack"])["stretch"].max()
     else:
         groups = table.groupby("partition")["stretch"].max()
-    io_busy = _io_busy_time(instance, schedule, _phases(instance, schedule))
+    io_busy = _io_busy_time(instance, schedule, ph)
     io_area = instance.platform.num_partitions * makespan
 
     def share(x: float, of: float) -> float:
