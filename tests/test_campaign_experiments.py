@@ -104,6 +104,27 @@ def test_report_pools_the_first_m_workflows(swept) -> None:
     assert (out / "rodrigo2017-speedup.png").stat().st_size > 0
 
 
+def test_utilisation_gain_in_points_and_relative(swept) -> None:
+    spec, _, out = swept
+    util = pd.read_csv(out / "rodrigo2017-utilisation.csv")
+    with ResultStore(out / "results.sqlite") as store:
+        rows = store.rows()
+    for wf in ("cybershake", "sipht"):
+        actual = {m: [] for m in ("chained", "pilot", "woas")}
+        for task in spec.tasks:
+            p = dict(task.source.params)
+            if p["workflow"] == wf and p["share"] == 0.25:
+                actual[p["mode"]].append(
+                    rows[task.key]["metrics"]["actual_utilisation"])
+        woas, pilot = np.mean(actual["woas"]), np.mean(actual["pilot"])
+        r = util[util["workflow"] == wf].iloc[0]
+        assert r["gain_woas_over_pilot_points"] == pytest.approx(100 * (woas - pilot))
+        assert r["gain_woas_over_pilot_pct"] == pytest.approx(100 * (woas / pilot - 1))
+    summary = (out / "rodrigo2017-summary.md").read_text()
+    assert "ours in points / ours relative (%) / thesis" in summary
+    assert "ratio to no workflows" in summary
+
+
 @pytest.mark.parametrize("experiment, needle", [
     ({"name": "nope"}, "experiment.name='nope' is unknown"),
     ({"name": "workflow-share", "share": 0.1, "mode": "woas"},
@@ -127,3 +148,22 @@ def test_rodrigo2017_campaign_loads() -> None:
     assert groups
     for task in spec.tasks:
         assert task.source.experiment == "workflow-share"
+
+
+def test_rodrigo2017_quick_campaign_loads() -> None:
+    spec = load_spec(REPO / "campaigns" / "rodrigo2017-quick.toml")
+    # 1/8 machine, seeds 0-2: Sipht 5 shares x 3 modes, five other workflows
+    # x 7 shares x 3 modes, one baseline: 3 x (15 + 105 + 1) = 363 tasks;
+    # Edison, seed 0: 2 workflows x 3 shares x 3 modes + a baseline = 19
+    assert len(spec.tasks) == 382
+    by_group: dict[str, int] = {}
+    for task in spec.tasks:
+        assert task.source.experiment == "workflow-share"
+        nodes = dict(task.source.params).get("nodes")
+        assert nodes == (697 if task.group.startswith("eighth") else None)
+        by_group[task.group] = by_group.get(task.group, 0) + 1
+    assert by_group == {"eighth-sipht": 45, "eighth": 315, "eighth-baseline": 3,
+                        "edison-check": 18, "edison-baseline": 1}
+    sipht = {dict(t.source.params)["share"] for t in spec.tasks
+             if t.group == "eighth-sipht"}
+    assert max(sipht) == 0.5
