@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -204,7 +205,7 @@ def _io_busy_time(instance: Instance, schedule: Schedule, ph: _Phases) -> float:
 
 
 def summary(instance: Instance, schedule: Schedule, *,
-            tau: float = 10.0) -> pd.Series:
+            tau: float = 10.0, phase_table: Any = None) -> pd.Series:
     """The schedule in one row (SPEC §4); see the module text for the math.
 
     Entries: ``makespan``, ``max_stretch``, ``mean_stretch``,
@@ -218,11 +219,17 @@ def summary(instance: Instance, schedule: Schedule, *,
     ``mean_wait``, ``max_wait``, ``mean_turnaround``, ``mean_slowdown``
     (mean flow stretch) and ``killed``.
 
+    ``phase_table``: the validator's phase table of this schedule
+    (:attr:`opt_sched.validation.ValidationReport.table` of a feasible
+    report), so that measuring a validated schedule does not rebuild it.
+
     The Series has dtype ``object`` holding Python ``float`` and ``int``, so
     ``summary(...).to_dict()`` is JSON-ready. Ratios over a zero makespan are
     NaN.
     """
-    ph = _phases(instance, schedule)
+    pt = phase_table
+    ph = (_phases(instance, schedule) if pt is None else
+          _Phases(pt.job, pt.c_start, pt.c_end, pt.o_start, pt.o_end))
     table = job_table(instance, schedule, tau=tau, phases=ph)
     makespan = float(table["completion"].max())
     total_nodes = instance.platform.total_nodes

@@ -130,9 +130,10 @@ def _measure(instance: Instance, schedule: Any) -> dict[str, Any]:
     from ..metrics import summary
     from ..validation import assert_feasible
 
-    assert_feasible(instance, schedule)
+    report = assert_feasible(instance, schedule)
+    values = summary(instance, schedule, phase_table=report.table)
     return {k: (int(v) if isinstance(v, int) and not isinstance(v, bool)
-                else float(v)) for k, v in summary(instance, schedule).items()}
+                else float(v)) for k, v in values.items()}
 
 
 def one_line(err: BaseException) -> str:

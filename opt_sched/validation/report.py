@@ -113,6 +113,10 @@ class ValidationReport:
     scale: float = 1.0
     execution: str = "exclusive"
     rule_names: Mapping[int, str] = field(default_factory=lambda: dict(RULES))
+    table: Any = field(default=None, repr=False, compare=False)
+    """The phase table the rules checked (:mod:`.table`), for consumers that
+    measure the same schedule (:func:`opt_sched.metrics.summary`); not part
+    of the verdict."""
 
     @property
     def feasible(self) -> bool:

@@ -104,7 +104,7 @@ def validate(instance: Instance, schedule: Schedule, *, rel_tol: float = 1e-9,
     horizon = float(np.max(np.abs(ends))) if len(ends) else 0.0
     return ValidationReport(out.violations(), eps, dict(out.counts), horizon,
                             instance.name, schedule.method, packs, scale,
-                            rule.execution, dict(out.names))
+                            rule.execution, dict(out.names), table)
 
 
 def assert_feasible(instance: Instance, schedule: Schedule,
