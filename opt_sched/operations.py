@@ -47,6 +47,7 @@ __all__ = [
     "one_pack_partitions",
     "overfull_partition",
     "pack_starts",
+    "phase_starts",
 ]
 
 
@@ -117,6 +118,32 @@ def job_operations(job: Job) -> JobOperations:
 
 
 # -- where jobs run ---------------------------------------------------------------
+def phase_starts(job: Job, start: float, op_starts: Sequence[float],
+                 bandwidth: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """``(compute starts, I/O starts)`` of ``job`` started at ``start`` whose
+    operations (its non-zero I/O phases, in order) start no earlier than
+    ``op_starts[q]``: compute phase ``j`` starts when I/O phase ``j - 1``
+    ends (``start`` for ``j = 0``), operation ``q`` at ``max(op_starts[q],
+    end of its compute phase)`` and lasts ``v_q / b``; a zero-volume I/O
+    phase starts (and ends) when its compute phase ends.
+    """
+    now = start
+    q = 0
+    compute_starts: list[float] = []
+    io_starts: list[float] = []
+    for w, v in zip(job.compute, job.io_volume):
+        compute_starts.append(now)
+        now += w
+        if v > 0:
+            begin = max(op_starts[q], now)
+            q += 1
+            io_starts.append(begin)
+            now = begin + v / bandwidth
+        else:
+            io_starts.append(now)
+    return tuple(compute_starts), tuple(io_starts)
+
+
 def allowed_partitions(instance: Instance) -> list[tuple[int, ...]]:
     """``K_i``: the job's effective partition if it has one, else every
     partition with ``P_k >= Q_i``."""

@@ -27,7 +27,12 @@ from fractions import Fraction
 
 from ...errors import OptionError, SolverError
 from ...instance import Instance
-from ...operations import JobOperations, allowed_partitions, job_operations
+from ...operations import (
+    JobOperations,
+    allowed_partitions,
+    job_operations,
+    phase_starts,
+)
 from ...schedule import JobSchedule, Schedule
 from ..deadline import Deadline
 
@@ -452,22 +457,9 @@ def to_schedule(instance: Instance, phases: Sequence[JobOperations],
     out = []
     for i, job in enumerate(instance.jobs):
         k = structure.partition[i]
-        bandwidth = parts[k].bandwidth
-        now = times.start[i]
-        q = 0
-        compute_starts: list[float] = []
-        io_starts: list[float] = []
-        for w, v in zip(job.compute, job.io_volume):
-            compute_starts.append(now)
-            now += w
-            if v > 0:
-                begin = max(times.op_start[i][q], now)
-                q += 1
-                io_starts.append(begin)
-                now = begin + v / bandwidth
-            else:
-                io_starts.append(now)
-        out.append(JobSchedule(job.id, k, tuple(compute_starts), tuple(io_starts)))
+        compute_starts, io_starts = phase_starts(job, times.start[i], times.op_start[i],
+                                                 parts[k].bandwidth)
+        out.append(JobSchedule(job.id, k, compute_starts, io_starts))
     packs = None
     if structure.packs is not None:
         ids = [job.id for job in instance.jobs]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ....errors import OptionError, SolverError
 from ....instance import Instance
+from ....operations import phase_starts
 from ....schedule import JobSchedule, Schedule
 from .node import NodeJobs
 
@@ -113,22 +114,9 @@ def orders_to_schedule(instance: Instance, nodes: Sequence[NodeJobs],
         packs[node.partition] = (tuple(instance.jobs[i].id for i in node.members),)
         for j, i in enumerate(node.members):
             job = instance.jobs[i]
-            now = node.start
-            q = 0
-            compute_starts: list[float] = []
-            io_starts: list[float] = []
-            for w, v in zip(job.compute, job.io_volume):
-                compute_starts.append(now)
-                now += w
-                if v > 0:
-                    begin = max(timing.op_start[j][q], now)
-                    q += 1
-                    io_starts.append(begin)
-                    now = begin + v / bandwidth
-                else:
-                    io_starts.append(now)
-            entries[i] = JobSchedule(job.id, node.partition, tuple(compute_starts),
-                                     tuple(io_starts))
+            compute_starts, io_starts = phase_starts(job, node.start,
+                                                     timing.op_start[j], bandwidth)
+            entries[i] = JobSchedule(job.id, node.partition, compute_starts, io_starts)
     if len(entries) != instance.num_jobs:
         raise SolverError(f"orders cover {len(entries)} of {instance.num_jobs} jobs")
     return Schedule(tuple(entries[i] for i in range(instance.num_jobs)),
