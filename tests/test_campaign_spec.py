@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import pickle
 import re
 import subprocess
@@ -251,3 +252,12 @@ def test_dask_flag_without_dask_says_what_to_install(monkeypatch):
         require_dask("--dask")
     assert 'pip install "opt_sched[dask]"' in str(info.value)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
+def test_generator_number_must_be_finite(value):
+    """Generators and experiments share one parameter check: a non-finite
+    number is refused in one line naming the key (it would fail deep in
+    the generator otherwise)."""
+    with pytest.raises(SpecError, match=r"instance\.batch=.* must be a number"):
+        generator_source("tucan", {"batch": value})

@@ -41,12 +41,12 @@ Experiments
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SpecError
+from .sources import resolve_params
 from .task import InstanceSource
 
 __all__ = ["EXPERIMENTS", "Experiment", "experiment_sources", "run_experiment",
@@ -127,21 +127,6 @@ EXPERIMENTS: dict[str, Experiment] = {
 """Experiment name -> :class:`Experiment`."""
 
 
-def _coerce(where: str, kind: str, value: Any) -> Any:
-    if kind == "str":
-        if not isinstance(value, str) or not value.strip():
-            raise SpecError(f"{where}={value!r} must be a non-empty string")
-        return value
-    if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SpecError(f"{where}={value!r} must be an integer")
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value):
-        raise SpecError(f"{where}={value!r} must be a number")
-    return float(value)
-
-
 def experiment_sources(where: str, name: str,
                        combos: list[Mapping[str, Any]]) -> list[InstanceSource]:
     """The sources of experiment ``name``, one per parameter combination
@@ -157,23 +142,10 @@ def experiment_sources(where: str, name: str,
     if exp is None:
         raise SpecError(f"{where}.name={name!r} is unknown (choose from "
                         f"{', '.join(sorted(EXPERIMENTS))})")
-    known = {p.name for p in exp.params}
     out = []
     for params in combos:
-        for key in params:
-            if key not in known:
-                raise SpecError(f"{where}.{key}={params[key]!r} is not a parameter "
-                                f"of experiment {name!r} (it has "
-                                f"{', '.join(sorted(known))})")
-        values: dict[str, Any] = {}
-        for p in exp.params:
-            if p.name in params:
-                values[p.name] = _coerce(f"{where}.{p.name}", p.kind, params[p.name])
-            elif p.required:
-                raise SpecError(f"{where}.{p.name} is missing (experiment {name!r} "
-                                f"needs it)")
-            elif p.default is not None:
-                values[p.name] = p.default
+        values = resolve_params(where, f"experiment {name!r}", params, exp.params,
+                                keep_none=False)
         out.append(InstanceSource(experiment=name,
                                   params=tuple(sorted(values.items()))))
     return out

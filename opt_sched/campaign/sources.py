@@ -62,7 +62,8 @@ one worker (:func:`family`), so the instance is built once.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -235,8 +236,11 @@ def _coerce(where: str, kind: str, value: Any,
     if value is None:
         return None
     if kind == "str":
-        if not isinstance(value, str) or (choices and value not in choices):
-            raise SpecError(f"{where}={value!r} must be one of {', '.join(choices)}")
+        if not isinstance(value, str) or not value.strip() or (
+                choices and value not in choices):
+            wanted = (f"one of {', '.join(choices)}" if choices
+                      else "a non-empty string")
+            raise SpecError(f"{where}={value!r} must be {wanted}")
         return value
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
@@ -244,10 +248,42 @@ def _coerce(where: str, kind: str, value: Any,
         return int(value)
     if isinstance(value, str) and value in choices:  # a word a number may be
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value):
         words = "".join(f" or {w!r}" for w in choices)
         raise SpecError(f"{where}={value!r} must be a number{words}")
     return float(value)
+
+
+def resolve_params(where: str, owner: str, params: Mapping[str, Any],
+                   declared: Sequence[Any], *, keep_none: bool = True
+                   ) -> dict[str, Any]:
+    """``params`` checked against the ``declared`` parameters (objects with
+    ``name``, ``kind``, ``required``, ``default`` and optionally
+    ``choices``) of ``owner`` (e.g. ``"generator 'tucan'"``): coerced,
+    defaults filled in (``None`` defaults left out unless ``keep_none``).
+
+    Raises
+    ------
+    SpecError
+        An unknown or missing parameter, or a value of the wrong type (one
+        line naming the key and the value).
+    """
+    known = {p.name for p in declared}
+    for key in params:
+        if key not in known:
+            raise SpecError(f"{where}.{key}={params[key]!r} is not a parameter of "
+                            f"{owner} (it has {', '.join(sorted(known))})")
+    values: dict[str, Any] = {}
+    for p in declared:
+        if p.name in params:
+            values[p.name] = _coerce(f"{where}.{p.name}", p.kind, params[p.name],
+                                     getattr(p, "choices", ()))
+        elif p.required:
+            raise SpecError(f"{where}.{p.name} is missing ({owner} needs it)")
+        elif keep_none or p.default is not None:
+            values[p.name] = p.default
+    return values
 
 
 def generator_source(name: str, params: Mapping[str, Any],
@@ -265,21 +301,7 @@ def generator_source(name: str, params: Mapping[str, Any],
     if gen is None:
         raise SpecError(f"{where}.generator={name!r} is unknown (choose from "
                         f"{', '.join(sorted(GENERATORS))})")
-    known = {p.name for p in gen.params}
-    for key in params:
-        if key not in known:
-            raise SpecError(f"{where}.{key}={params[key]!r} is not a parameter of "
-                            f"generator {name!r} (it has {', '.join(sorted(known))})")
-    values: dict[str, Any] = {}
-    for p in gen.params:
-        if p.name in params:
-            values[p.name] = _coerce(f"{where}.{p.name}", p.kind, params[p.name],
-                                     p.choices)
-        elif p.required:
-            raise SpecError(f"{where}.{p.name} is missing (generator {name!r} "
-                            f"needs it)")
-        else:
-            values[p.name] = p.default
+    values = resolve_params(where, f"generator {name!r}", params, gen.params)
     return InstanceSource(generator=name, params=tuple(sorted(values.items())))
 
 
