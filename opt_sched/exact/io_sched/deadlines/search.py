@@ -13,7 +13,7 @@ Order of questions (:func:`deadline_search`):
 
 1. "strictly below ``U``?" -- proves the incumbent optimal when it is, which
    is the common case once a good order is known; three quarters of the
-   budget at most;
+   budget at most (``below_share``);
 2. questions from both ends of ``[L, U]``: from below, ``v = L + delta`` with
    ``delta`` doubling from one grid step (or ``1e-4 L``) while the answers
    are *infeasible* (questions far below the optimum are refuted in
@@ -61,12 +61,15 @@ def deadline_search(grid: NodeGrid, objective: str, order: Sequence[int],
                     lower: float, budget: float, *, num_workers: int = 2,
                     seed: int = 0, on_improve: Callable[[list[int], float], None]
                     | None = None, clock: Callable[[], float] | None = None,
-                    first_cap: float = 1.0) -> SearchState:
+                    first_cap: float = 1.0,
+                    below_share: float = 0.75) -> SearchState:
     """Raise the bound and improve the incumbent of one node within
     ``budget`` seconds (module docstring).
 
     ``lower`` must be a valid bound. Bounds are only raised when the grid is
     exact; on an inexact grid the questions can still find better orders.
+    ``below_share``: the share of ``budget`` (at least one second) the first
+    question, "strictly below ``U``?", may take.
     """
     from ...deadline import Stopwatch
 
@@ -101,7 +104,7 @@ def deadline_search(grid: NodeGrid, objective: str, order: Sequence[int],
         return state
     # 1. is the incumbent optimal?
     answer = ask(targets.strictly_below(state.upper), state.upper,
-                 min(left(), max(1.0, 0.75 * left())))
+                 min(left(), max(1.0, below_share * left())))
     if answer.status == "infeasible":
         if grid.exact:
             state.lower = max(state.lower, state.upper)

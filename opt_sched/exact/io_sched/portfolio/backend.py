@@ -7,21 +7,31 @@ Per I/O node (partitions are independent in IO-SCHED):
    starts) and, for the max stretch, ``propagated-edf``
    (:mod:`opt_sched.bounds_stretch`);
 2. **seeds**: the eight list policies and, for a periodic node, the
-   unrolled cyclic steady state (at most ``cyclic_share`` of the time);
+   unrolled cyclic steady state (at most ``cyclic_share`` of the time); for
+   the max stretch, simulated annealing over the I/O order from the best of
+   them (:mod:`opt_sched.exact.io_sched.anneal`, ``anneal_share`` of the
+   time);
 3. stop if the best seed meets the bound; otherwise
 4. a quick round of **deadline questions**
    (:func:`opt_sched.exact.io_sched.deadlines.search.deadline_search`, at most
-   ``quick_seconds``): "strictly below the incumbent?" first, then a gallop
+   ``q0 = min(quick_seconds, share / 10)`` seconds, ``share`` the node's part
+   of the time limit): "strictly below the incumbent?" first, then a gallop
    and bisection from the bound;
 5. for a one-node instance of at most ``cpsat_max_ops`` operations,
    **rounds** of the CP-SAT model of IO-SCHED
    (:class:`opt_sched.exact.io_sched.cpsat.IoSchedCpsat`: its ladder,
    optimisation and bisection, warm-started with the incumbent and the best
-   seeds; ``cpsat_round * 2^r`` seconds) each followed by deadline questions
-   (``quick_seconds * 2^r``), until closed; the last round shares the time
-   left, questions first (``1 - cpsat_share`` of it), then CP-SAT. Restarts
-   with a new seed cut the heavy tail of the solve times. Larger nodes: the LNS
-   (:func:`opt_sched.exact.io_sched.lns.search.improve_order`), then questions.
+   seeds; ``cp0 * 2^r`` seconds, ``cp0 = min(cpsat_round, 0.15 share)``),
+   each followed by deadline questions (``q0 * 2^r``) unless the next round
+   is the last, until closed. The last round (less than three rounds' time
+   left) shares the time left, questions first, then CP-SAT: the questions
+   get ``1 - cpsat_share`` of it, or 75 % (with 90 % of that for "strictly
+   below the incumbent?") when CP-SAT's previous run did not improve the
+   incumbent, the sign that the open side is the bound. Restarts with a new
+   seed cut the heavy tail of the solve times; the small first rounds give a
+   short time limit (10 s) a CP-SAT probe before the long questions. Larger
+   nodes: the LNS (:func:`opt_sched.exact.io_sched.lns.search.improve_order`),
+   then questions.
 
 Registered as ``solve(instance, "io-sched", objective, solver="portfolio")``
 (:mod:`opt_sched.exact.registry`): the front door computes the
@@ -47,6 +57,14 @@ from .seeds import Seed, best_seed, cyclic_seeds, policy_seeds
 __all__ = ["CPSAT_MAX_OPS", "OBJECTIVES", "OPTIONS", "PortfolioSettings", "prepare",
            "run"]
 
+_QUESTIONS_WHEN_STUCK = 0.75
+"""The last round's share of the questions when CP-SAT's previous run did
+not improve the incumbent."""
+
+_BELOW_WHEN_STUCK = 0.9
+"""... and the share of those questions' time that "strictly below the
+incumbent?" may take."""
+
 CPSAT_MAX_OPS = 1500
 """One-node instances up to this many operations use the CP-SAT model as
 the primal phase; larger ones the LNS."""
@@ -70,11 +88,13 @@ def _seconds(name: str, value: object) -> None:
 class PortfolioSettings:
     """Options of ``solve(..., solver="portfolio")`` (module docstring).
 
-    ``cyclic``/``lns``: use the cyclic seed / the LNS; ``cyclic_share``: the
-    share of the time the cyclic seed may take; ``cpsat_max_ops``: largest
-    one-node instance given to the CP-SAT model; ``cpsat_round``,
-    ``quick_seconds``: the first round's CP-SAT and question budgets (they
-    double each round); ``cpsat_share``: CP-SAT's share of the last round.
+    ``cyclic``/``lns``/``anneal``: use the cyclic seed / the LNS / the
+    annealing seed (max stretch); ``cyclic_share``, ``anneal_share``: the
+    shares of the time the cyclic and annealing seeds may take;
+    ``cpsat_max_ops``: largest one-node instance given to the CP-SAT model;
+    ``cpsat_round``, ``quick_seconds``: caps of the first round's CP-SAT and
+    question budgets (15 % and 10 % of the node's share at most; they double
+    each round); ``cpsat_share``: CP-SAT's share of the last round.
     """
 
     time_limit: float = 60.0
@@ -82,6 +102,8 @@ class PortfolioSettings:
     num_workers: int = 2
     cyclic: bool = True
     cyclic_share: float = 0.15
+    anneal: bool = True
+    anneal_share: float = 0.2
     cpsat_max_ops: int = CPSAT_MAX_OPS
     cpsat_share: float = 0.6
     cpsat_round: float = 6.0
@@ -94,10 +116,10 @@ class PortfolioSettings:
             raise OptionError(f"time_limit={self.time_limit!r} must be > 0")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise OptionError(f"seed={self.seed!r} must be an integer")
-        for name in ("cyclic", "lns"):
+        for name in ("cyclic", "lns", "anneal"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionError(f"{name}={getattr(self, name)!r} must be a bool")
-        for name in ("cyclic_share", "cpsat_share"):
+        for name in ("cyclic_share", "cpsat_share", "anneal_share"):
             _share(name, getattr(self, name))
         for name in ("cpsat_round", "quick_seconds"):
             _seconds(name, getattr(self, name))
@@ -117,12 +139,14 @@ OPTIONS = PortfolioSettings
 
 def prepare(options: object) -> None:
     """One-time set-up before the time limit runs: the simulator's compiled
-    kernel (list-policy seeds) and the propagation kernel of the
-    ``propagated-edf`` bound (numba)."""
+    kernel (list-policy seeds), the propagation kernel of the
+    ``propagated-edf`` bound and the annealing kernels (numba)."""
     from ....bounds_stretch import propagate_windows
     from ...warm import prepare as warm_prepare
+    from ..anneal import compile_kernels
 
     warm_prepare()
+    compile_kernels()
     propagate_windows([0.0, 0.0], [3.0, 3.0], [1.0, 1.0], [-1, -1], [0.0, 0.0])
 
 
@@ -191,6 +215,23 @@ def _cpsat_phase(instance: Instance, nodes: list[NodeJobs], objective: str,
     return order, max(bound, lower), info
 
 
+def _anneal_seeds(nodes: list[NodeJobs], seeds: list[list[Seed]], bounds: list[float],
+                  objective: str, budget: float, seed: int) -> None:
+    """Add an ``anneal`` seed to each open node, annealed from its best seed
+    (``budget`` seconds shared by the open nodes)."""
+    from ..anneal import anneal_order
+
+    open_nodes = [k for k, slot in enumerate(seeds)
+                  if best_seed(slot).value > bounds[k] * (1 + 1e-9) + 1e-12]
+    if budget <= 0.05 or not open_nodes:
+        return
+    for k in open_nodes:
+        start = best_seed(seeds[k])
+        result = anneal_order(nodes[k], objective, start.order,
+                              budget / len(open_nodes), seed=seed)
+        seeds[k].append(Seed("anneal", result.order, result.value))
+
+
 def run(instance: Instance, objective: str, options: PortfolioSettings, *,
         lower_bound: float | None, deadline: Deadline) -> Outcome:
     """The portfolio (module docstring) within ``deadline``; the front door
@@ -222,6 +263,10 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
                                                         seed=seed)):
                 slot.extend(extra)
             best = [best_seed(s) for s in seeds]
+    if options.anneal and objective == "max-stretch":
+        _anneal_seeds(nodes, seeds, bounds, objective,
+                      min(options.anneal_share * time_limit,
+                          max(0.0, time_limit - clock())), seed)
     info["seeds"] = [{s.name: s.value for s in slot} for slot in seeds]
     info["seed_best"] = [b.name for b in best]
     orders = [list(b.order) for b in best]
@@ -239,9 +284,11 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
         end = clock() + share
         small = node.num_ops <= 5000
 
-        def questions(budget: float, k: int = k, grid=grid) -> None:
+        def questions(budget: float, k: int = k, grid=grid,
+                      below_share: float = 0.75) -> None:
             state = deadline_search(grid, objective, orders[k], bounds[k], budget,
-                                    num_workers=num_workers, seed=seed)
+                                    num_workers=num_workers, seed=seed,
+                                    below_share=below_share)
             bounds[k] = max(bounds[k], state.lower)
             if state.upper < values[k]:
                 orders[k], values[k] = state.order, state.upper
@@ -252,35 +299,54 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
         def closed(k: int = k) -> bool:
             return values[k] <= bounds[k] * (1 + 1e-9) + 1e-12
 
+        # first-round budgets: at most 15 % / 10 % of the node's share, so
+        # that a short time limit still gets a CP-SAT probe before the long
+        # questions
+        cp0 = min(cpsat_round, 0.15 * share)
+        q0 = min(quick_seconds, 0.1 * share)
         if small:  # a quick look: is the best seed optimal?
-            questions(min(quick_seconds, 0.1 * share))
+            questions(q0)
         if len(nodes) == 1 and node.num_ops <= cpsat_max_ops:
             # rounds of CP-SAT then questions, with budgets doubling from
-            # cpsat_round / quick_seconds: restarts cut the heavy tail of
-            # the solve times, and each round starts from the best order
-            # and bound found so far
+            # cp0 / q0: restarts cut the heavy tail of the solve times, and
+            # each round starts from the best order and bound found so far.
+            # The last round (the time left is under three rounds) shares
+            # the time: questions first, then CP-SAT. When the previous
+            # CP-SAT run did not improve the incumbent the open side is
+            # most likely the bound: the questions get at least
+            # ``_QUESTIONS_WHEN_STUCK`` of it (instead of 1 - cpsat_share),
+            # and "strictly below the incumbent?" most of theirs.
             r = 0
+            improved = True
             while not closed() and end - clock() > 0.05:
                 left = end - clock()
-                last = left <= 3 * (cpsat_round + quick_seconds) * 2 ** r
-                if last:  # the long questions first, then CP-SAT
-                    questions((1 - cpsat_share) * left)
+                last = left <= 3 * (cp0 + q0) * 2 ** r
+                if last:
+                    if improved:
+                        questions((1 - cpsat_share) * left)
+                    else:
+                        questions(max(1 - cpsat_share, _QUESTIONS_WHEN_STUCK) * left,
+                                  below_share=_BELOW_WHEN_STUCK)
                     if closed() or end - clock() <= 0.05:
                         break
-                budget = end - clock() if last else cpsat_round * 2 ** r
+                budget = end - clock() if last else cp0 * 2 ** r
                 order, lower, cp_info = _cpsat_phase(
                     instance, nodes, objective, seeds, orders[k], bounds[k],
                     budget, seed + r, num_workers)
                 phases[k].setdefault("cpsat", []).append(cp_info)
                 bounds[k] = max(bounds[k], lower)
+                improved = False
                 if order is not None:
                     value = order_value(node, order, objective)
                     if value < values[k]:
                         orders[k], values[k] = order, value
+                        improved = True
                 if last or closed() or end - clock() <= 0.05:
                     break
-                questions(min(end - clock(), quick_seconds * 2 ** r))
                 r += 1
+                left = end - clock()
+                if left > 3 * (cp0 + q0) * 2 ** r:  # else the last round next
+                    questions(min(left, q0 * 2 ** (r - 1)))
         else:
             if lns and not closed() and end - clock() > 0.05:
                 lns_budget = (end - clock()) * (0.85 if small else 1.0)
