@@ -18,7 +18,7 @@ walk minimises a power mean instead,
 .. math::
 
     f = v_{\\max} \\Big( \\sum_j (v_j / v_{\\max})^{P} \\Big)^{1/P},
-    \\qquad v_{\\max} \\le f \\le n^{1/P} v_{\\max},\\ P = 32,
+    \\qquad v_{\\max} \\le f \\le n^{1/P} v_{\\max},\\ P = 128,
 
 which rewards lowering the few largest values. A worse move is accepted
 with probability ``exp(-(f' - f) / T)``, the temperature falling
@@ -41,7 +41,8 @@ from .orders import NodeJobs, order_value
 
 __all__ = ["AnnealResult", "anneal_order", "compile_kernels"]
 
-_POWER = 32.0
+_POWER = 128.0
+"""``P`` of the power mean (a compile-time constant of the kernels)."""
 
 
 @njit(cache=True)
@@ -73,8 +74,8 @@ def _score(order, n, off, lag, dur, tail, start, shift, inv, c, ready,
         return 0.0, 0.0
     acc = 0.0
     for j in range(n):
-        acc += (vals[j] / vmax) ** 32.0
-    return vmax, vmax * acc ** (1.0 / 32.0)
+        acc += (vals[j] / vmax) ** _POWER
+    return vmax, vmax * acc ** (1.0 / _POWER)
 
 
 @njit(cache=True)
