@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from opt_sched.exact.brute_force import brute_force_io_sched
-from opt_sched.exact.io_sched.anneal import anneal_order
+from opt_sched.exact.io_sched.anneal import anneal_order, compile_kernels
 from opt_sched.exact.io_sched.orders import node_jobs, order_value, orders_to_schedule
 from opt_sched.exact.io_sched.portfolio import solve_portfolio
 from opt_sched.validation import assert_feasible
@@ -23,6 +23,7 @@ def test_anneal_never_worse_and_valid(objective):
     annealing returns an order that (a) uses every operation once, in chain
     order (the schedule passes the validator), (b) has the exact value
     ``order_value`` gives, and (c) is no worse than the start."""
+    compile_kernels()  # a cold numba cache would eat the 0.3 s budget
     for seed in range(4):
         inst = bench_like(6, 8, seed)
         node = node_jobs(inst)[0]
@@ -40,6 +41,7 @@ def test_anneal_improves_a_bad_start_and_respects_the_optimum():
     """On 15 seeded tiny instances the annealed max stretch lies between the
     brute-force optimum and the round-robin value; on most it reaches the
     optimum (the walk can fail, so only a majority is asked)."""
+    compile_kernels()
     rng = np.random.default_rng(5)
     reached = 0
     for index in range(15):
