@@ -206,3 +206,33 @@ def test_hooks_see_every_event_once(name, limits) -> None:
         if js.id == "d":  # eligible when s ends
             release = sched.completion(inst, "s")
         assert mine == [("submit", release), ("start", js.start), ("end", end)]
+
+
+def test_depth_one_does_not_strand_the_queue_behind_stale_reservations():
+    """Found by hypothesis in CI: conservative backfilling, ``bf_depth=1``,
+    SJF, jobs of unknown length (infinite estimates). The first job used to be
+    placed *before* the reservations of the jobs behind were dropped; one of
+    them held the machines for ever, the first job got neither a start nor a
+    reservation, and with nothing running the replay stopped with 11 jobs
+    waiting. Now every job runs, both engines agree, and the schedule is
+    feasible."""
+    from opt_sched.instance import Partition
+
+    jobs = [Job(f"j{i}", 1, (0.0,), (0.0,)) for i in range(8)]
+    jobs += [Job("j8", 2, (1.0,), (0.0,), walltime=1.0),
+             Job("j9", 1, (0.0,), (0.0,), after=("j0",)),
+             Job("j10", 2, (0.0,), (0.0,), walltime=0.5, after=("j8",)),
+             Job("j11", 1, (0.0,), (0.0,), release=0.5)]
+    instance = Instance("stranded", Platform((Partition(nodes=2, bandwidth=0.5),)),
+                        tuple(jobs))
+    options = {"bf_depth": 1, "bf_interval": 0.0}
+    fused = replay(instance, get_scheduler("conservative", order="sjf", **options))
+    stepped = replay(instance, get_scheduler("conservative", order=_Unkeyed("sjf"),
+                                             **options))
+    assert [js.id for js in fused.jobs] == [j.id for j in instance.jobs]
+    assert fused.jobs == stepped.jobs
+    check_machines(instance, fused)
+    assert_feasible(instance, fused)
+    # j8 holds both nodes on [0, 1); nothing else fits before it ends
+    assert {js.id: js.start for js in fused.jobs}["j8"] == 0.0
+    assert all(js.start >= 1.0 for js in fused.jobs if js.id != "j8")

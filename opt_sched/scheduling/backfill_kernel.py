@@ -628,6 +628,14 @@ def conservative_bounded(st, k, now, order, n, nd, mode):
         for idx in range(nd):
             place(st, order[idx], now)
         return
+    # the jobs behind lose their reservations *before* the first ``nd`` are
+    # placed: a reservation of a job behind (of infinite estimate, say)
+    # could otherwise hold the machines the first job needs, leaving it with
+    # neither a start nor a reservation and no event to come (found by
+    # hypothesis: depth 1, sjf, jobs of unknown length)
+    for idx in range(nd, n):
+        if ji[order[idx], J_RES]:
+            unreserve_job(st, order[idx])
     full = li[k, L_ENDED] or li[k, L_STALE]
     for idx in range(nd):
         j = order[idx]
@@ -636,9 +644,6 @@ def conservative_bounded(st, k, now, order, n, nd, mode):
                 continue
             unreserve_job(st, j)
         place(st, j, now)
-    for idx in range(nd, n):
-        if ji[order[idx], J_RES]:
-            unreserve_job(st, order[idx])
 
 
 @njit(cache=True)
