@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from ..errors import OptionError
 from ..instance import Instance, Job
 from ..objectives import check_objective
-from ..operations import allowed_partitions, job_operations
+from ..operations import allowed_partitions, job_operations, phase_starts
 from ..reservations import Reservations
 from ..schedule import JobSchedule, Schedule
 
@@ -282,19 +282,7 @@ def _simulate(plans: list[_Plan], capacity: int, pi: tuple[int, ...],
 def _job_schedule(job: Job, partition: int, start: float, io_starts: list[float],
                   bandwidth: float) -> JobSchedule:
     """Phase starts: compute right after the previous I/O, each nonzero I/O
-    phase at its simulated start, a zero-volume one when its compute ends."""
-    compute_starts: list[float] = []
-    all_io: list[float] = []
-    now = start
-    m = 0
-    for w, v in zip(job.compute, job.io_volume):
-        compute_starts.append(now)
-        now += w
-        if v > 0:
-            begin = max(io_starts[m], now)
-            m += 1
-            all_io.append(begin)
-            now = begin + v / bandwidth
-        else:
-            all_io.append(now)
-    return JobSchedule(job.id, partition, tuple(compute_starts), tuple(all_io))
+    phase at its simulated start, a zero-volume one when its compute ends
+    (:func:`opt_sched.operations.phase_starts`)."""
+    compute_starts, all_io = phase_starts(job, start, io_starts, bandwidth)
+    return JobSchedule(job.id, partition, compute_starts, all_io)

@@ -36,21 +36,10 @@ from typing import Any
 
 from ..errors import OptionError
 from .entries import Method, MethodEntry
-from .params import Param, positive_int, positive_number
+from .params import Param, integer_at_least, positive_int, positive_number
 
 __all__ = ["ADAPTIVE_IOGS", "GANG_METHODS", "GS", "IOGS", "MIGRATE_IOGS",
            "gang_reason"]
-
-
-def _count(text: str) -> int:
-    """An integer ``>= 0``."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError("is not an integer") from None
-    if value < 0:
-        raise ValueError("must be >= 0")
-    return value
 
 
 def _seconds(text: str) -> float:
@@ -67,7 +56,8 @@ def _seconds(text: str) -> float:
 MPL = Param("mpl", positive_int, 5, doc="multiprogramming level: rows of the "
                                         "Ousterhout matrix")
 QUANTUM = Param("quantum", positive_number(), 200.0, doc="the time slice T (s)")
-BUDGET = Param("Q", _count, 64, doc="migration budget: tasks migrated per slice")
+BUDGET = Param("Q", integer_at_least(0), 64,
+               doc="migration budget: tasks migrated per slice")
 COST = Param("C", _seconds, 20.0, doc="migration cost: stall of a migrated job (s)")
 
 

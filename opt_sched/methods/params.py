@@ -4,7 +4,7 @@ A :class:`Param` turns the text of ``key=value`` into a value and says why
 it cannot (:class:`ValueError` with the reason, which the registry turns into
 a :class:`~opt_sched.errors.SpecError` naming the method, the key and the
 value). Readers for the common kinds: :func:`positive_number`,
-:func:`positive_int`, :func:`choice`.
+:func:`positive_int`, :func:`integer_at_least`, :func:`choice`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Param", "choice", "positive_int", "positive_number"]
+__all__ = ["Param", "choice", "integer_at_least", "positive_int", "positive_number"]
 
 Reader = Callable[[str], object]
 """``text -> value``; raises ``ValueError(reason)`` for a bad value."""
@@ -72,15 +72,23 @@ def positive_number(*, allow_inf: bool = False,
     return read
 
 
-def positive_int(text: str) -> int:
-    """An integer ``>= 1``."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError("is not an integer") from None
-    if value < 1:
-        raise ValueError("must be >= 1")
-    return value
+def integer_at_least(low: int) -> Reader:
+    """An integer ``>= low``."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError("is not an integer") from None
+        if value < low:
+            raise ValueError(f"must be >= {low}")
+        return value
+
+    return read
+
+
+positive_int = integer_at_least(1)
+"""An integer ``>= 1``."""
 
 
 def choice(*options: str) -> Reader:

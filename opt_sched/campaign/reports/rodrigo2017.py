@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +175,25 @@ def _fmt(value: Any, digits: int = 2) -> str:
     return str(value)
 
 
+def _share_table(frame: pd.DataFrame, shares: list[float],
+                 cell: Callable[[pd.Series], str],
+                 extra: tuple[str, Mapping[str, Any]] | None = None) -> list[str]:
+    """A Markdown table: one row per workflow of ``frame``, one column per
+    share (``cell`` of the row of that workflow and share, blank when
+    missing), and an optional last column ``extra = (title, by workflow)``."""
+    tail = f" | {extra[0]} |" if extra else " |"
+    lines = ["| workflow | " + " | ".join(f"{100 * s:g} %" for s in shares) + tail,
+             "|---" * (len(shares) + 1 + bool(extra)) + "|"]
+    for wf in dict.fromkeys(frame["workflow"]):
+        cells = []
+        for s in shares:
+            sel = frame[(frame["workflow"] == wf) & (frame["share"] == s)]
+            cells.append(cell(sel.iloc[0]) if len(sel) else "")
+        end = f" | {extra[1].get(wf, '')} |" if extra else " |"
+        lines.append(f"| {wf} | " + " | ".join(cells) + end)
+    return lines
+
+
 def summary_markdown(tables: dict[str, pd.DataFrame]) -> str:
     """The tables as Markdown, side by side with the thesis's numbers."""
     lines = ["# WoAS against chained and pilot jobs (seed 002, Paper V)", ""]
@@ -186,17 +205,8 @@ def summary_markdown(tables: dict[str, pd.DataFrame]) -> str:
                   "### Turnaround speed-up of WoAS over chained jobs "
                   "(median chained / median WoAS)", ""]
         shares = sorted(set(t["share"]))
-        lines.append("| workflow | " + " | ".join(f"{100 * s:g} %" for s in shares)
-                     + " | thesis |")
-        lines.append("|---" * (len(shares) + 2) + "|")
-        for wf in dict.fromkeys(t["workflow"]):
-            cells = []
-            for s in shares:
-                sel = t[(t["workflow"] == wf) & (t["share"] == s)]
-                cells.append(_fmt(float(sel["speedup_woas"].iloc[0])) if len(sel)
-                             else "")
-            lines.append(f"| {wf} | " + " | ".join(cells)
-                         + f" | {THESIS_SPEEDUP.get(wf, '')} |")
+        lines += _share_table(t, shares, lambda r: _fmt(float(r["speedup_woas"])),
+                              ("thesis", THESIS_SPEEDUP))
         lines += ["", "### Median turnaround (h): chained / pilot / WoAS", ""]
         lines.append("| workflow | share | seeds | workflows | chained | pilot | WoAS "
                      "| WoAS vs pilot | intermediate wait chained / WoAS (h) |")
@@ -212,40 +222,17 @@ def summary_markdown(tables: dict[str, pd.DataFrame]) -> str:
         u = util[util["group"] == group]
         lines += ["", "### Actual-utilisation gain of WoAS over pilot jobs: "
                   "ours in points / ours relative (%) / thesis (Table 3)", ""]
-        lines.append("| workflow | " + " | ".join(f"{100 * s:g} %" for s in shares)
-                     + " |")
-        lines.append("|---" * (len(shares) + 1) + "|")
-        for wf in dict.fromkeys(u["workflow"]):
-            cells = []
-            for s in shares:
-                sel = u[(u["workflow"] == wf) & (u["share"] == s)]
-                if not len(sel):
-                    cells.append("")
-                    continue
-                r = sel.iloc[0]
-                cells.append(f"{_fmt(float(r['gain_woas_over_pilot_points']), 1)} / "
-                             f"{_fmt(float(r['gain_woas_over_pilot_pct']), 0)} / "
-                             f"{_fmt(float(r['thesis_gain_pct']), 1)}")
-            lines.append(f"| {wf} | " + " | ".join(cells) + " |")
+        lines += _share_table(u, shares, lambda r: (
+            f"{_fmt(float(r['gain_woas_over_pilot_points']), 1)} / "
+            f"{_fmt(float(r['gain_woas_over_pilot_pct']), 0)} / "
+            f"{_fmt(float(r['thesis_gain_pct']), 1)}"))
         sl = tables["slowdown"]
         sl = sl[sl["group"] == group] if len(sl) else sl
         if len(sl):
             lines += ["", "### Median slowdown of small regular jobs, ratio to "
                       "no workflows: chained / pilot / WoAS", ""]
-            lines.append("| workflow | " + " | ".join(f"{100 * s:g} %"
-                                                     for s in shares) + " |")
-            lines.append("|---" * (len(shares) + 1) + "|")
-            for wf in dict.fromkeys(sl["workflow"]):
-                cells = []
-                for s in shares:
-                    sel = sl[(sl["workflow"] == wf) & (sl["share"] == s)]
-                    if not len(sel):
-                        cells.append("")
-                        continue
-                    r = sel.iloc[0]
-                    cells.append(" / ".join(_fmt(float(r[f"ratio_{m}"]), 1)
-                                            for m in MODES))
-                lines.append(f"| {wf} | " + " | ".join(cells) + " |")
+            lines += _share_table(sl, shares, lambda r: " / ".join(
+                _fmt(float(r[f"ratio_{m}"]), 1) for m in MODES))
         lines.append("")
     return "\n".join(lines) + "\n"
 

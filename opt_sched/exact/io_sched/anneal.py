@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ...errors import OptionError
 from ..deadline import Stopwatch
 from .orders import NodeJobs, order_value
 
@@ -155,7 +156,8 @@ def _arrays(node: NodeJobs, objective: str):
         shift = float(node.start)
         inv = np.array([1.0 / t if t > 0 else 0.0 for t in node.lengths])
         if objective != "max-stretch":
-            raise ValueError(f"objective {objective!r}")
+            raise OptionError(f"objective={objective!r} is not one of makespan, "
+                              "max-stretch")
     return n, off, lag, dur, tail, float(node.start), shift, inv
 
 
