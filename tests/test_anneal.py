@@ -37,6 +37,21 @@ def test_anneal_never_worse_and_valid(objective):
         assert result.moves > 0
 
 
+def test_anneal_depends_on_the_seed_only():
+    """The walk counts moves, not seconds: two runs with the same seed return
+    the same order and number of moves, whatever the machine's load (a move
+    budget far below this machine's speed, so the time never runs out)."""
+    compile_kernels()
+    node = node_jobs(bench_like(6, 8, 1))[0]
+    runs = [anneal_order(node, "max-stretch", node.round_robin(), 2.0, seed=3,
+                         run_seconds=1.0, steps_per_second=2e6) for _ in range(2)]
+    assert runs[0].order == runs[1].order
+    assert runs[0].moves == runs[1].moves == 2 * int(1.0 * 2e6 / node.num_ops)
+    other = anneal_order(node, "max-stretch", node.round_robin(), 2.0, seed=4,
+                         run_seconds=1.0, steps_per_second=2e6)
+    assert other.moves == runs[0].moves
+
+
 def test_anneal_improves_a_bad_start_and_respects_the_optimum():
     """On 15 seeded tiny instances the annealed max stretch lies between the
     brute-force optimum and the round-robin value; on most it reaches the

@@ -20,7 +20,8 @@ from opt_sched.bounds_stretch import (
 )
 from opt_sched.exact.brute_force import brute_force_io_sched
 from opt_sched.exact.io_sched.deadlines import node_grid
-from opt_sched.exact.io_sched.deadlines.search import deadline_search
+from opt_sched.exact.io_sched.deadlines.model import Answer
+from opt_sched.exact.io_sched.deadlines.search import QuestionLog, deadline_search
 from opt_sched.exact.io_sched.deadlines.targets import Targets
 from opt_sched.exact.io_sched.orders import node_jobs
 
@@ -143,6 +144,38 @@ def test_deadline_search_finds_and_proves_the_optimum(objective):
         assert state.upper >= opt * (1 - TIGHT)
         assert state.closed(), (index, state.lower, state.upper, opt)
         assert state.upper == pytest.approx(opt, rel=1e-9)
+
+
+def test_question_log_doubles_repeats_within_the_time_left():
+    log = QuestionLog()
+    question = [10, 20, 30]
+    assert log.cap_for(question, 1.0, 50.0) == 1.0        # first time: as asked
+    assert log.repeats(question) == 0
+    log.record(question, Answer("unknown", seconds=1.5))
+    log.record([10, 20, 31], Answer("infeasible", seconds=9.0))  # settled: no time
+    assert log.cap_for(question, 1.0, 50.0) == 3.0        # repeat: 2 x 1.5
+    assert log.cap_for(question, 8.0, 50.0) == 8.0        # more was offered anyway
+    assert log.cap_for(question, 1.0, 2.0) == 2.0         # at most what is left
+    assert log.cap_for([10, 20, 31], 1.0, 50.0) == 1.0
+    assert log.repeats(question) == 1 and log.repeats([10, 20, 31]) == 1
+
+
+def test_deadline_search_with_a_shared_log_stays_exact():
+    """Two calls sharing a log (as the portfolio's rounds do) end where one
+    call ends on tiny instances: bound = value = brute-force OPT."""
+    rng = np.random.default_rng(11)
+    for index in range(10):
+        inst = integer_instance(rng, index)
+        opt, _ = brute_force_io_sched(inst, "max-stretch")
+        node = node_jobs(inst)[0]
+        grid = node_grid(node)
+        log = QuestionLog()
+        first = deadline_search(grid, "max-stretch", node.round_robin(), 1.0, 0.02,
+                                num_workers=1, log=log)
+        assert first.lower <= opt * (1 + TIGHT)
+        state = deadline_search(grid, "max-stretch", first.order, first.lower, 20.0,
+                                num_workers=1, log=log)
+        assert state.closed() and state.upper == pytest.approx(opt, rel=1e-9)
 
 
 def test_targets_round_trip():

@@ -22,6 +22,13 @@ Order of questions (:func:`deadline_search`):
    ``s``) and doubles the time cap of the next questions (from
    ``first_cap`` seconds up to half the time left).
 
+A :class:`QuestionLog` carries what was asked across calls (the portfolio
+asks questions in several rounds on one node): an open question asked again
+gets at least twice the time it already had (CP-SAT cannot resume a solve,
+so a repeat with the same cap mostly repeats the same work) when that much
+is left, and a new random seed; the caps of the next call start where the
+last call left them.
+
 The questions carry no solution hint: the incumbent never meets their
 deadlines, and hinting it slowed the refutation of "``<= OPT - 1``?" on a
 10x20 instance from 13-17 s to 26-28 s (``models/lns.md``).
@@ -40,7 +47,39 @@ from .grid import NodeGrid
 from .model import Answer, ask_deadlines
 from .targets import Targets
 
-__all__ = ["SearchState", "deadline_search"]
+__all__ = ["QuestionLog", "SearchState", "deadline_search"]
+
+_REPEAT = 2.0
+"""An open question asked again gets at least this multiple of its time."""
+
+
+@dataclass
+class QuestionLog:
+    """Questions of one node across calls of :func:`deadline_search`:
+    ``spent[deadlines]`` the longest time a question was left open,
+    ``asked[deadlines]`` how often it was asked, ``cap`` the cap of the
+    questions from both ends reached so far."""
+
+    spent: dict[tuple[int, ...], float] = field(default_factory=dict)
+    asked: dict[tuple[int, ...], int] = field(default_factory=dict)
+    cap: float = 0.0
+
+    def cap_for(self, deadlines: Sequence[int], cap: float, left: float) -> float:
+        """The time to give a question: ``cap``, and at least ``_REPEAT``
+        times what it had when it was left open before, within the time
+        ``left``."""
+        prior = self.spent.get(tuple(deadlines), 0.0)
+        return min(max(cap, _REPEAT * prior), left)
+
+    def repeats(self, deadlines: Sequence[int]) -> int:
+        """How often the question was asked before (a seed offset)."""
+        return self.asked.get(tuple(deadlines), 0)
+
+    def record(self, deadlines: Sequence[int], answer: Answer) -> None:
+        key = tuple(deadlines)
+        self.asked[key] = self.asked.get(key, 0) + 1
+        if answer.status == "unknown":
+            self.spent[key] = max(self.spent.get(key, 0.0), answer.seconds)
 
 
 @dataclass
@@ -62,14 +101,16 @@ def deadline_search(grid: NodeGrid, objective: str, order: Sequence[int],
                     seed: int = 0, on_improve: Callable[[list[int], float], None]
                     | None = None, clock: Callable[[], float] | None = None,
                     first_cap: float = 1.0,
-                    below_share: float = 0.75) -> SearchState:
+                    below_share: float = 0.75,
+                    log: QuestionLog | None = None) -> SearchState:
     """Raise the bound and improve the incumbent of one node within
     ``budget`` seconds (module docstring).
 
     ``lower`` must be a valid bound. Bounds are only raised when the grid is
     exact; on an inexact grid the questions can still find better orders.
     ``below_share``: the share of ``budget`` (at least one second) the first
-    question, "strictly below ``U``?", may take.
+    question, "strictly below ``U``?", may take. ``log``: the questions of
+    earlier calls on the same node and grid (:class:`QuestionLog`).
     """
     from ...deadline import Stopwatch
 
@@ -83,9 +124,14 @@ def deadline_search(grid: NodeGrid, objective: str, order: Sequence[int],
     def left() -> float:
         return budget - (watch() - t0)
 
+    memory = log if log is not None else QuestionLog()
+
     def ask(deadlines: list[int], target: float, cap: float) -> Answer:
-        answer = ask_deadlines(grid, deadlines, cap, num_workers=num_workers,
-                               seed=seed)
+        answer = ask_deadlines(grid, deadlines,
+                               memory.cap_for(deadlines, cap, left()),
+                               num_workers=num_workers,
+                               seed=seed + memory.repeats(deadlines))
+        memory.record(deadlines, answer)
         state.answers.append((target, answer.status, answer.by,
                               round(answer.seconds, 3)))
         if answer.status == "feasible" and answer.order is not None:
@@ -114,7 +160,7 @@ def deadline_search(grid: NodeGrid, objective: str, order: Sequence[int],
     step = unit          # lower side: L + step, doubling while refuted
     share = 0.25         # upper side: U - share (U - L), halved when open
     side = "lower"
-    cap = first_cap
+    cap = max(first_cap, memory.cap)
     while not state.closed() and left() > 0.05:
         gap = state.upper - state.lower
         if side == "lower":
@@ -140,4 +186,5 @@ def deadline_search(grid: NodeGrid, objective: str, order: Sequence[int],
                 share /= 2
                 side = "lower"
             cap = min(2 * cap, max(first_cap, left() / 2))
+            memory.cap = max(memory.cap, cap)
     return state

@@ -29,11 +29,12 @@ Per I/O node (partitions are independent in IO-SCHED):
    below the incumbent?") when CP-SAT's previous run did not improve the
    incumbent, the sign that the open side is the bound; the last CP-SAT run
    leaves ``min(3 s, 5 % share)`` for a final "strictly below the
-   incumbent?" when it improves the incumbent. Restarts with a new
-   seed cut the heavy tail of the solve times; the small first rounds give a
-   short time limit (10 s) a CP-SAT probe before the long questions. Larger
-   nodes: the LNS (:func:`opt_sched.exact.io_sched.lns.search.improve_order`),
-   then questions.
+   incumbent?" when it improves the incumbent, else for more questions.
+   Restarts with a new seed cut the heavy tail of the solve times; the
+   small first rounds give a short time limit (10 s) a CP-SAT probe before
+   the long questions. Larger nodes: the LNS
+   (:func:`opt_sched.exact.io_sched.lns.search.improve_order`), then
+   questions.
 
 Registered as ``solve(instance, "io-sched", objective, solver="portfolio")``
 (:mod:`opt_sched.exact.registry`): the front door computes the
@@ -65,7 +66,8 @@ not improve the incumbent."""
 
 _FINAL_QUESTION = 3.0
 """Seconds (at most 5 % of the node's share) kept after the last CP-SAT run
-for "strictly below the incumbent?" when that run improved the incumbent:
+for "strictly below the incumbent?" when that run improved the incumbent
+(else for more questions):
 on the 10x20 max-stretch instance load 1.3 seed 1 the last run found
 1.709615 and the question refutes anything below it in 0.6 s."""
 
@@ -245,7 +247,7 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
     """The portfolio (module docstring) within ``deadline``; the front door
     (:func:`opt_sched.solve`) certifies its answer."""
     from ..deadlines import node_grid
-    from ..deadlines.search import deadline_search
+    from ..deadlines.search import QuestionLog, deadline_search
     from ..lns.search import improve_order
 
     clock = Stopwatch()
@@ -291,12 +293,13 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
         grid = node_grid(node)
         end = clock() + share
         small = node.num_ops <= 5000
+        log = QuestionLog()  # the node's questions across the rounds
 
-        def questions(budget: float, k: int = k, grid=grid,
+        def questions(budget: float, k: int = k, grid=grid, log=log,
                       below_share: float = 0.75) -> None:
             state = deadline_search(grid, objective, orders[k], bounds[k], budget,
                                     num_workers=num_workers, seed=seed,
-                                    below_share=below_share)
+                                    below_share=below_share, log=log)
             bounds[k] = max(bounds[k], state.lower)
             if state.upper < values[k]:
                 orders[k], values[k] = state.order, state.upper
@@ -352,8 +355,11 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
                     if value < values[k]:
                         orders[k], values[k] = order, value
                         improved = True
-                if last and improved and not closed() and end - clock() > 0.05:
-                    questions(end - clock(), below_share=1.0)
+                if last and not closed() and end - clock() > 0.05:
+                    # the slice, or what CP-SAT left unused: "strictly below
+                    # the new incumbent?", else more questions
+                    questions(end - clock(),
+                              below_share=1.0 if improved else _BELOW_WHEN_STUCK)
                 if last or closed() or end - clock() <= 0.05:
                     break
                 r += 1
