@@ -47,7 +47,8 @@ class Answer:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def default_question_params(num_workers: int) -> dict[str, Any]:
+def default_question_params(num_workers: int,
+                            objective: str = "makespan") -> dict[str, Any]:
     """Strong disjunctive propagation, and two full searches on 2 workers:
     ``fixed`` (the model's first-fail strategy, :meth:`DeadlineModel._search`)
     and ``no_lp``; on 1 worker the fixed search alone.
@@ -58,12 +59,24 @@ def default_question_params(num_workers: int) -> dict[str, Any]:
     4.5-16 s with CP-SAT's default portfolio; on a max-stretch question
     (``rho = 1.22``, load 0.8) in 0.3 s where ``no_lp`` alone stays open
     after 20 s.
+
+    For the max stretch on 2 workers the pair is ``no_lp`` and
+    ``quick_restart_no_lp`` (measured, third session of 2026-11-24, 20 s
+    caps, 2 workers, three max-stretch questions of the 10x20 bench that
+    60 s portfolio runs left open): "``rho <= 1.300``?" (load 0.8 seed 2),
+    "``<= 1.25``?" (1.0 seed 1), "``<= 1.27``?" (1.0 seed 2) refuted in
+    3.6 / 1.2 / 11.4 s, against 3.3 / 3.3 / open with ``fixed`` +
+    ``no_lp``; ``fixed`` + ``max_lp`` 11.9 / 7.8 / open; ``fixed`` +
+    ``quick_restart_no_lp`` open / open / 16.0; ``fixed`` + ``core`` open.
+    The makespan keeps ``fixed``: its first-fail search is what refutes
+    "``<= OPT - 1``?" in tenths of a second.
     """
     params: dict[str, Any] = {"use_strong_propagation_in_disjunctive": True}
     if num_workers == 1:
         params["search_branching"] = "FIXED_SEARCH"
     elif num_workers == 2:
-        params["subsolvers"] = ["fixed", "no_lp"]
+        params["subsolvers"] = (["no_lp", "quick_restart_no_lp"]
+                                if objective == "max-stretch" else ["fixed", "no_lp"])
         params["num_full_subsolvers"] = 2
     else:
         params["extra_subsolvers"] = ["fixed"]
@@ -184,13 +197,15 @@ class DeadlineModel:
 def ask_deadlines(grid: NodeGrid, deadlines: Sequence[int], time_limit: float, *,
                   num_workers: int = 2, seed: int = 0,
                   hint: Sequence[int] | None = None,
-                  params: Mapping[str, Any] | None = None) -> Answer:
+                  params: Mapping[str, Any] | None = None,
+                  objective: str = "makespan") -> Answer:
     """Answer "every job ``j`` completes by ``deadlines[j]`` (ticks)?".
 
     ``"infeasible"`` is a proof for the rounded data (for the true problem
     when ``grid.exact``); ``"feasible"`` comes with a node order whose
     semi-active schedule meets the deadlines with the rounded lengths (hence
-    also with the true, shorter ones).
+    also with the true, shorter ones). ``objective``: which objective the
+    deadlines come from (it picks the search, :func:`default_question_params`).
     """
     from ortools.sat.python import cp_model
 
@@ -207,7 +222,7 @@ def ask_deadlines(grid: NodeGrid, deadlines: Sequence[int], time_limit: float, *
     prm.max_time_in_seconds = max(0.01, float(time_limit))
     prm.num_workers = num_workers
     prm.random_seed = seed
-    for name, value in {**default_question_params(num_workers),
+    for name, value in {**default_question_params(num_workers, objective),
                         **dict(params or {})}.items():
         if isinstance(value, (list, tuple)):
             getattr(prm, name).extend(list(value))

@@ -130,7 +130,8 @@ def deadline_search(grid: NodeGrid, objective: str, order: Sequence[int],
         answer = ask_deadlines(grid, deadlines,
                                memory.cap_for(deadlines, cap, left()),
                                num_workers=num_workers,
-                               seed=seed + memory.repeats(deadlines))
+                               seed=seed + memory.repeats(deadlines),
+                               objective=objective)
         memory.record(deadlines, answer)
         state.answers.append((target, answer.status, answer.by,
                               round(answer.seconds, 3)))
