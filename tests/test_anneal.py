@@ -37,6 +37,14 @@ def test_anneal_never_worse_and_valid(objective):
         assert result.moves > 0
 
 
+def test_anneal_rejects_an_unknown_objective():
+    from opt_sched import OptionError
+
+    node = node_jobs(bench_like(3, 2, 0))[0]
+    with pytest.raises(OptionError, match="flow"):
+        anneal_order(node, "flow", node.round_robin(), 0.1)
+
+
 def test_anneal_depends_on_the_seed_only():
     """The walk counts moves, not seconds: two runs with the same seed return
     the same order and number of moves, whatever the machine's load (a move

@@ -139,6 +139,11 @@ class AnnealResult:
 
 
 def _arrays(node: NodeJobs, objective: str):
+    """The node as flat arrays for the kernels, and the value map of
+    ``objective``: ``v_j = (C_j - shift) inv_j``."""
+    if objective not in ("makespan", "max-stretch"):
+        raise OptionError(f"objective={objective!r} is not one of makespan, "
+                          "max-stretch")
     n = node.num_jobs
     counts = node.counts
     off = np.zeros(n + 1, np.int64)
@@ -155,9 +160,6 @@ def _arrays(node: NodeJobs, objective: str):
     else:
         shift = float(node.start)
         inv = np.array([1.0 / t if t > 0 else 0.0 for t in node.lengths])
-        if objective != "max-stretch":
-            raise OptionError(f"objective={objective!r} is not one of makespan, "
-                              "max-stretch")
     return n, off, lag, dur, tail, float(node.start), shift, inv
 
 

@@ -50,8 +50,10 @@ class Answer:
 def default_question_params(num_workers: int,
                             objective: str = "makespan") -> dict[str, Any]:
     """Strong disjunctive propagation, and two full searches on 2 workers:
-    ``fixed`` (the model's first-fail strategy, :meth:`DeadlineModel._search`)
-    and ``no_lp``; on 1 worker the fixed search alone.
+    for the makespan ``fixed`` (the model's first-fail strategy,
+    :meth:`DeadlineModel._search`) and ``no_lp``, for the max stretch
+    ``no_lp`` and ``quick_restart_no_lp`` (below); on 1 worker the fixed
+    search alone.
 
     Measured (``models/bounds.md``, "Deadline questions"): on the two open
     10x20 makespan instances of the issue the question "``<= OPT - 1``?" is

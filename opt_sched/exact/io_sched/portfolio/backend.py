@@ -66,10 +66,10 @@ not improve the incumbent."""
 
 _FINAL_QUESTION = 3.0
 """Seconds (at most 5 % of the node's share) kept after the last CP-SAT run
-for "strictly below the incumbent?" when that run improved the incumbent
-(else for more questions):
-on the 10x20 max-stretch instance load 1.3 seed 1 the last run found
-1.709615 and the question refutes anything below it in 0.6 s."""
+for "strictly below the incumbent?" when that run improved the incumbent,
+else for more questions. On the 10x20 max-stretch instance load 1.3 seed 1
+the last run found 1.709615 and the question refutes anything below it in
+0.6 s."""
 
 _BELOW_WHEN_STUCK = 0.9
 """... and the share of those questions' time that "strictly below the
