@@ -236,3 +236,34 @@ def test_depth_one_does_not_strand_the_queue_behind_stale_reservations():
     # j8 holds both nodes on [0, 1); nothing else fits before it ends
     assert {js.id: js.start for js in fused.jobs}["j8"] == 0.0
     assert all(js.start >= 1.0 for js in fused.jobs if js.id != "j8")
+
+
+def test_fused_loop_is_specialised_on_what_it_uses(monkeypatch) -> None:
+    """The compiled loop gets ``None`` for the limits without limits, and for
+    the age-and-size arrays with a static order (numba then prunes those
+    paths from what it compiles); the values when they are used."""
+    import opt_sched.scheduling.fused as fused
+    from opt_sched.priority import MultifactorOrder
+    from opt_sched.scheduling.backfill_kernel import UNLIMITED_DEPTH
+
+    seen = []
+    original = fused.run
+
+    def spy(*args):
+        seen.append((args[23], args[25]))  # limits, age-and-size arrays
+        return original(*args)
+
+    monkeypatch.setattr(fused, "run", spy)
+    jobs = tuple(_job(f"j{i}", 1 + i % 3, 10.0 + i, float(i)) for i in range(6))
+    inst = Instance("w", Platform.homogeneous(1, nodes=4), jobs)
+    for options, limits, dynamic in [
+        ({}, None, False),
+        ({"bf_depth": 2}, (2, 0.0), False),
+        ({"bf_interval": 30.0}, (UNLIMITED_DEPTH, 30.0), False),
+        ({"order": MultifactorOrder(weight_age=1.0, weight_size=1.0)}, None, True),
+    ]:
+        seen.clear()
+        sched = replay(inst, get_scheduler("easy", **options))
+        assert_feasible(inst, sched)
+        assert seen and all(s[0] == limits for s in seen), (options, seen)
+        assert all((s[1] is not None) == dynamic for s in seen), options

@@ -169,18 +169,26 @@ def grow(st, placements):
         times2 = np.zeros((L, C2))
         free2 = np.zeros((L, C2, free.shape[2]), np.uint64)
         bw2 = np.zeros((L, C2))
-        times2[:, :C] = times
-        free2[:, :C, :] = free
-        bw2[:, :C] = bw
+        # element loops, not slice assignments: numba's shape checks of a
+        # slice assignment cost seconds of compile time on a cold cache
+        for k in range(L):
+            for c in range(C):
+                times2[k, c] = times[k, c]
+                bw2[k, c] = bw[k, c]
+                for w in range(free.shape[2]):
+                    free2[k, c, w] = free[k, c, w]
         times, free, bw = times2, free2, bw2
     S = masks.shape[0]
     if g[G_SLOTTOP] < placements + 1:
         S2 = max(2 * S, S + placements + 1)
         masks2 = np.zeros((S2, masks.shape[1]), np.uint64)
-        masks2[:S] = masks
+        for s in range(S):
+            for w in range(masks.shape[1]):
+                masks2[s, w] = masks[s, w]
         stack2 = np.zeros(S2, np.int64)
         top = g[G_SLOTTOP]
-        stack2[:top] = slot_stack[:top]
+        for i in range(top):
+            stack2[i] = slot_stack[i]
         for s in range(S2 - 1, S - 1, -1):
             stack2[top] = s
             top += 1

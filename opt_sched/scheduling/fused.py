@@ -133,7 +133,7 @@ def _submit(st, j, key, qoff, qn, qj, rel, regs, act):
 @njit(cache=True)
 def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qoff,
         qn, qj, start_t, killed_t, moff, mach, ht, hj, size, regs, act, rel,
-        report_every, depth, interval, bf, dyn, darr, dpar):
+        report_every, limits, bf, darr, dpar):
     """Replay until every job ended (``DONE``), until the ended count
     crosses a multiple of ``report_every`` (``PAUSED``: call again to
     resume), or until nothing can happen any more (``STUCK``). Returns the
@@ -153,12 +153,15 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
     moff, mach, size, regs, act, rel = (b(moff), b(mach), b(size), b(regs), b(act),
                                         b(rel))
     L = qn.shape[0]
-    qs, qsn, inq, pr, tmp, drep, delig, dsize, danchor, dseq, dcount = darr
-    qs, qsn, inq, pr, tmp = b(qs), b(qsn), b(inq), b(pr), b(tmp)
-    drep, delig, dsize, danchor, dseq, dcount = (b(drep), b(delig), b(dsize),
-                                                  b(danchor), b(dseq), b(dcount))
-    grouped, w_age, w_size, max_age = dpar[0] != 0.0, dpar[1], dpar[2], dpar[3]
-    limited = depth < bk.UNLIMITED_DEPTH or interval > 0.0
+    if darr is not None:
+        qs, qsn, inq, pr, tmp, drep, delig, dsize, danchor, dseq, dcount = darr
+        qs, qsn, inq, pr, tmp = b(qs), b(qsn), b(inq), b(pr), b(tmp)
+        drep, delig, dsize, danchor, dseq, dcount = (b(drep), b(delig), b(dsize),
+                                                      b(danchor), b(dseq), b(dcount))
+        grouped, w_age, w_size, max_age = dpar[0] != 0.0, dpar[1], dpar[2], dpar[3]
+    depth, interval = bk.UNLIMITED_DEPTH, 0.0
+    if limits is not None:
+        depth, interval = limits
     tprev = -math.inf
     while regs[R_ENDED] < n:
         mark = regs[R_ENDED] // report_every
@@ -199,7 +202,7 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
         # 2. passes until no job ends at t
         while True:
             sb[10][bk.G_NSTARTED] = 0
-            if dyn:
+            if darr is not None:
                 for r in range(regs[R_NREL]):
                     dcount[0] = fo.stamp(rel[r], t, drep, delig, dseq, dcount[0])
             mode = bk.EVENT
@@ -217,15 +220,20 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
                 act[k] = 0
                 base, m = qoff[k], qn[k]
                 order = qj[base:base + m]
-                if dyn:
+                if darr is not None:
                     fo.sort_lane(ji, qj, qs, qsn, base, m, k, t, inq, pr, tmp, drep,
                                  delig, dsize, danchor, dseq, grouped, w_age, w_size,
                                  max_age)
                     order = qs[base:base + m]
-                while not (bk.bounded_lane_pass(kind, sb, k, t, order, m, rel,
-                                                regs[R_NREL], depth, mode)
-                           if limited else
-                           bk.lane_pass(kind, sb, k, t, order, m, rel, regs[R_NREL])):
+                while True:
+                    if limits is None:
+                        done = bk.lane_pass(kind, sb, k, t, order, m, rel,
+                                            regs[R_NREL])
+                    else:
+                        done = bk.bounded_lane_pass(kind, sb, k, t, order, m, rel,
+                                                    regs[R_NREL], depth, mode)
+                    if done:
+                        break
                     st = bk.grow(st, m)
                     sb = bk.borrowed(st)
                     ji = sb[0]
@@ -332,18 +340,19 @@ class FusedRun:
         self.rel = np.zeros(max(n, 1), np.int64)
         self.report_every = max(1, int(report_every))
         limits = getattr(scheduler, "_limits", None)
-        self.depth = bk.UNLIMITED_DEPTH if limits is None else int(limits.depth)
-        self.interval = 0.0 if limits is None else float(limits.interval)
+        depth = bk.UNLIMITED_DEPTH if limits is None else int(limits.depth)
+        interval = 0.0 if limits is None else float(limits.interval)
+        # ``None`` (no limits, a static order) prunes the limits path and the
+        # age-and-size sort from the compiled loop (numba prunes branches on
+        # ``is None`` of an argument before typing): the common replay does
+        # not compile what it does not use
+        self.limits = ((depth, interval)
+                       if depth < bk.UNLIMITED_DEPTH or interval > 0.0 else None)
         self.bf = np.array([-math.inf, 0.0])
         prio = getattr(scheduler, "fused_priority", lambda: None)()
-        self.dyn = prio is not None
         size = max(n, 1)
-        if prio is None:
-            one = np.zeros(1)
-            ione = np.zeros(1, np.int64)
-            self.darr = (ione, ione, ione, one, ione, ione, one, one, ione, ione, ione)
-            self.dpar = np.zeros(4)
-        else:
+        self.darr = self.dpar = None
+        if prio is not None:
             self.darr = (np.zeros(size, np.int64), np.zeros(L, np.int64),
                          np.zeros(size, np.int64), np.zeros(size),
                          np.zeros(size, np.int64),
@@ -362,8 +371,7 @@ class FusedRun:
                          self.succ, self.qoff, self.qn, self.qj, self.start_t,
                          self.killed_t, self.moff, self.mach, self.ht, self.hj,
                          self.size, self.regs, self.act, self.rel, self.report_every,
-                         self.depth, self.interval, self.bf, self.dyn, self.darr,
-                         self.dpar)
+                         self.limits, self.bf, self.darr, self.dpar)
         self.scheduler._st = st
         return status
 
