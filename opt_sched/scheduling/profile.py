@@ -105,7 +105,7 @@ def _count_slice(free, k, i):
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lowest_row(rows, r, count, out, o):
     """``out[o]`` = the ``count`` lowest machines of ``rows[r]`` (which has
     as many)."""
@@ -144,7 +144,7 @@ def machines_of(rows, r, out, o):
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _same(free, bw, k, a, b, track):
     for w in range(free.shape[2]):
         if free[k, a, w] != free[k, b, w]:
@@ -152,7 +152,7 @@ def _same(free, bw, k, a, b, track):
     return not track or bw[k, a] == bw[k, b]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _delete(times, free, bw, k, nsl, i):
     for r in range(i, nsl - 1):
         times[k, r] = times[k, r + 1]
@@ -162,7 +162,7 @@ def _delete(times, free, bw, k, nsl, i):
     return nsl - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _split(times, free, bw, k, nsl, t):
     """Index of the slice starting at ``t`` (``t > times[k, 0]``, finite),
     splitting the slice containing it if needed; and the new ``nsl``."""
@@ -188,7 +188,7 @@ def _split(times, free, bw, k, nsl, t):
     return i + 1, nsl + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _merge(times, free, bw, k, nsl, lo, hi, track):
     """Merge equal neighbours among slices ``lo-1 .. hi``."""
     i = min(hi, nsl - 1)
