@@ -353,8 +353,15 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
         preds.append([])
         return len(lower) - 1
 
+    def check() -> None:
+        if deadline is not None:
+            deadline.check("re-timing a schedule")
+
     completion = [node() for _ in range(n)]
-    op_node = [[node() for _ in range(phases[i].count)] for i in range(n)]
+    op_node = []
+    for i in range(n):
+        check()
+        op_node.append([node() for _ in range(phases[i].count)])
     start_node: list[int] = [-1] * n
     if structure.packs is not None:
         for packs in structure.packs:
@@ -381,6 +388,7 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
             preds[start_node[i]].extend((completion[index[d]], 0.0)
                                         for d in job.after)
     for i in range(n):
+        check()
         k = structure.partition[i]
         previous_node = start_node[i]
         previous_len = 0.0
@@ -390,7 +398,9 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
             previous_len = timing.duration(i, q, k)
         preds[completion[i]].append((previous_node, previous_len + timing.tail(i)))
     for k, order in enumerate(structure.io_order):
-        for (a, qa), (b, qb) in itertools.pairwise(order):
+        for position, ((a, qa), (b, qb)) in enumerate(itertools.pairwise(order)):
+            if position % _CHECK_EVERY == 0:
+                check()
             preds[op_node[b][qb]].append(
                 (op_node[a][qa], timing.duration(a, qa, structure.partition[a])))
         for i, _ in order:
@@ -405,6 +415,10 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
         completion=[times[completion[i]] for i in range(n)])
 
 
+_CHECK_EVERY = 4096
+"""Graph nodes between two deadline checks of the re-timer."""
+
+
 def _longest_paths(lower: Sequence[float], preds: Sequence[Sequence[tuple[int, float]]],
                    deadline: Deadline | None) -> list[float]:
     """``t_v = max(lower_v, max_{(u, w) in preds_v} t_u + w)`` in topological
@@ -417,8 +431,17 @@ def _longest_paths(lower: Sequence[float], preds: Sequence[Sequence[tuple[int, f
     """
     count = len(lower)
     missing = [len(p) for p in preds]
-    succ: list[list[int]] = [[] for _ in range(count)]
+    # built in chunks that check the deadline: on a large graph (~10^6
+    # nodes) one comprehension can outlast the limit, the more so when a
+    # large heap makes each garbage collection it triggers slow
+    succ: list[list[int]] = []
+    for first in range(0, count, _CHECK_EVERY):
+        if deadline is not None:
+            deadline.check("re-timing a schedule")
+        succ.extend([] for _ in range(min(_CHECK_EVERY, count - first)))
     for v, items in enumerate(preds):
+        if deadline is not None and v % _CHECK_EVERY == 0:
+            deadline.check("re-timing a schedule")
         for u, _ in items:
             succ[u].append(v)
     ready = [v for v in range(count) if missing[v] == 0]
@@ -427,7 +450,7 @@ def _longest_paths(lower: Sequence[float], preds: Sequence[Sequence[tuple[int, f
     while ready:
         v = ready.pop()
         done += 1
-        if deadline is not None and done % 4096 == 0:
+        if deadline is not None and done % _CHECK_EVERY == 0:
             deadline.check("re-timing a schedule")
         value = lower[v]
         for u, weight in preds[v]:
