@@ -243,3 +243,40 @@ def test_retime_in_ticks_dominates_true_times() -> None:
         assert true.completion[i] <= ticks.completion[i] * 0.25 + 1e-9
         for a, b in zip(true.op_start[i], ticks.op_start[i]):
             assert a <= b * 0.25 + 1e-9
+
+
+def test_retime_checks_its_deadline_while_it_builds_the_graph() -> None:
+    """A deadline that has passed stops the re-timer before it builds the
+    successor lists and runs the longest paths: every building step checks
+    it (a cold CI run once overran a 3 s limit by 1.09 s there)."""
+
+    class Passed:
+        calls = 0
+
+        def check(self, label: str) -> None:
+            self.calls += 1
+            raise TimeoutError(label)
+
+    class Counting:
+        calls = 0
+
+        def check(self, label: str) -> None:
+            self.calls += 1
+
+    instance = random_io_sched(7, jobs=4, bandwidth=1.0, fractional=True)
+    phases = [job_phases(job) for job in instance.jobs]
+    ops = sorted((q, i) for i in range(instance.num_jobs)
+                 for q in range(phases[i].count))
+    structure = Structure(tuple([0] * instance.num_jobs),
+                          (tuple((i, q) for q, i in ops),))
+    lengths = continuous_lengths(instance, phases)
+    passed = Passed()
+    with pytest.raises(TimeoutError, match="re-timing"):
+        retime(instance, phases, structure, lengths, deadline=passed)
+    assert passed.calls == 1
+    counting = Counting()
+    times = retime(instance, phases, structure, lengths, deadline=counting)
+    assert times == retime(instance, phases, structure, lengths)
+    # per job while the nodes and the job chains are built, and once per
+    # chunk of the I/O order, of the successor lists and of their filling
+    assert counting.calls >= 2 * instance.num_jobs + 3
