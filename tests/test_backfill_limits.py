@@ -242,6 +242,8 @@ def test_fused_loop_is_specialised_on_what_it_uses(monkeypatch) -> None:
     """The compiled loop gets ``None`` for the limits without limits, and for
     the age-and-size arrays with a static order (numba then prunes those
     paths from what it compiles); the values when they are used."""
+    import inspect
+
     import opt_sched.scheduling.fused as fused
     from opt_sched.priority import MultifactorOrder
     from opt_sched.scheduling.backfill_kernel import UNLIMITED_DEPTH
@@ -250,7 +252,8 @@ def test_fused_loop_is_specialised_on_what_it_uses(monkeypatch) -> None:
     original = fused.run
 
     def spy(*args):
-        seen.append((args[23], args[25]))  # limits, age-and-size arrays
+        given = inspect.signature(original.py_func).bind(*args).arguments
+        seen.append((given["limits"], given["darr"]))
         return original(*args)
 
     monkeypatch.setattr(fused, "run", spy)

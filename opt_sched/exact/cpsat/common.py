@@ -353,14 +353,10 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
         preds.append([])
         return len(lower) - 1
 
-    def check() -> None:
-        if deadline is not None:
-            deadline.check("re-timing a schedule")
-
     completion = [node() for _ in range(n)]
     op_node = []
     for i in range(n):
-        check()
+        _check(deadline)
         op_node.append([node() for _ in range(phases[i].count)])
     start_node: list[int] = [-1] * n
     if structure.packs is not None:
@@ -388,7 +384,7 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
             preds[start_node[i]].extend((completion[index[d]], 0.0)
                                         for d in job.after)
     for i in range(n):
-        check()
+        _check(deadline)
         k = structure.partition[i]
         previous_node = start_node[i]
         previous_len = 0.0
@@ -400,7 +396,7 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
     for k, order in enumerate(structure.io_order):
         for position, ((a, qa), (b, qb)) in enumerate(itertools.pairwise(order)):
             if position % _CHECK_EVERY == 0:
-                check()
+                _check(deadline)
             preds[op_node[b][qb]].append(
                 (op_node[a][qa], timing.duration(a, qa, structure.partition[a])))
         for i, _ in order:
@@ -417,6 +413,12 @@ def retime(instance: Instance, phases: Sequence[JobOperations],
 
 _CHECK_EVERY = 4096
 """Graph nodes between two deadline checks of the re-timer."""
+
+
+def _check(deadline: Deadline | None) -> None:
+    """Raise :class:`OutOfTimeError` if ``deadline`` has passed."""
+    if deadline is not None:
+        deadline.check("re-timing a schedule")
 
 
 def _longest_paths(lower: Sequence[float], preds: Sequence[Sequence[tuple[int, float]]],
@@ -436,12 +438,11 @@ def _longest_paths(lower: Sequence[float], preds: Sequence[Sequence[tuple[int, f
     # large heap makes each garbage collection it triggers slow
     succ: list[list[int]] = []
     for first in range(0, count, _CHECK_EVERY):
-        if deadline is not None:
-            deadline.check("re-timing a schedule")
+        _check(deadline)
         succ.extend([] for _ in range(min(_CHECK_EVERY, count - first)))
     for v, items in enumerate(preds):
-        if deadline is not None and v % _CHECK_EVERY == 0:
-            deadline.check("re-timing a schedule")
+        if v % _CHECK_EVERY == 0:
+            _check(deadline)
         for u, _ in items:
             succ[u].append(v)
     ready = [v for v in range(count) if missing[v] == 0]
@@ -450,8 +451,8 @@ def _longest_paths(lower: Sequence[float], preds: Sequence[Sequence[tuple[int, f
     while ready:
         v = ready.pop()
         done += 1
-        if deadline is not None and done % _CHECK_EVERY == 0:
-            deadline.check("re-timing a schedule")
+        if done % _CHECK_EVERY == 0:
+            _check(deadline)
         value = lower[v]
         for u, weight in preds[v]:
             if times[u] + weight > value:
