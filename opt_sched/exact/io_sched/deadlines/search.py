@@ -25,9 +25,9 @@ Order of questions (:func:`deadline_search`):
 A :class:`QuestionLog` carries what was asked across calls (the portfolio
 asks questions in several rounds on one node): an open question asked again
 gets at least twice the time it already had (CP-SAT cannot resume a solve,
-so a repeat with the same cap mostly repeats the same work) when that much
-is left, and a new random seed; the caps of the next call start where the
-last call left them.
+so a repeat with the same cap mostly repeats the same work), or all the
+time left when less is left, and a new random seed; the caps of the next
+call start where the last call left them.
 
 The questions carry no solution hint: the incumbent never meets their
 deadlines, and hinting it slowed the refutation of "``<= OPT - 1``?" on a
