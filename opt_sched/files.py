@@ -8,6 +8,14 @@ atomic within one file system. A reader therefore sees either the old file or
 the complete new one; an error (disk full, no permission, an interruption)
 removes the temporary file and leaves the target as it was.
 
+Only a regular file is ever renamed over. A target that exists and is not
+a regular file -- a device such as ``/dev/null``, a FIFO, a pipe given as
+``/dev/fd/N`` -- is written *in place*: opened for writing (never created,
+never replaced), every write checked, then ``fsync``-ed where the device
+supports it. A device therefore stays a device, and ``/dev/full`` fails
+with ``No space left on device`` like any full disk. A symbolic link to a
+regular file stays a link: the file it points to is replaced.
+
 Every ``OSError`` becomes an :class:`~opt_sched.errors.OutputError` whose
 one-line message names the path and the reason, for example::
 
@@ -19,6 +27,8 @@ one-line message names the path and the reason, for example::
   temporary path, which keeps the target's suffix;
 - :func:`check_writable` -- the same diagnosis *before* a long run, so that
   ``--out`` into a missing folder fails before anything is solved;
+- :func:`writes_in_place` -- whether a target is written in place (it
+  exists and is not a regular file);
 - :func:`pending_temporaries` -- the temporary files being written right
   now (the command line removes them when it has to stop at once).
 """
@@ -29,6 +39,8 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,13 +55,14 @@ __all__ = [
     "atomic_write_text",
     "check_writable",
     "pending_temporaries",
+    "writes_in_place",
 ]
 
 _PENDING: set[Path] = set()
 _PENDING_LOCK = threading.Lock()
 
 _REASONS = {
-    errno.ENOSPC: "no space left on the device",
+    errno.ENOSPC: "No space left on device",  # the OS's own words
     errno.EDQUOT: "disk quota exceeded",
     errno.EACCES: "permission denied",
     errno.EPERM: "permission denied",
@@ -59,6 +72,12 @@ _REASONS = {
     errno.EFBIG: "file too large",
     errno.EIO: "input/output error",
 }
+
+# fsync(2) on a device or a FIFO that cannot be synchronised: not a failure
+_UNSYNCABLE = frozenset({errno.EINVAL, errno.EROFS, errno.ENOTSUP,
+                         errno.EOPNOTSUPP})
+# a terminal given as the target does not become our controlling terminal
+_NO_CTTY = getattr(os, "O_NOCTTY", 0)
 
 
 def _folder(path: Path) -> Path:
@@ -81,6 +100,29 @@ def _output_error(path: Path, err: OSError) -> OutputError:
     return OutputError(f"{path}: cannot write: {_reason(path, err)}")
 
 
+def writes_in_place(path: str | os.PathLike[str]) -> bool:
+    """True if ``path`` exists and is neither a regular file nor a folder
+    (a character or block device, a FIFO, a socket): such a target is
+    written in place and never replaced by a rename.
+
+    >>> writes_in_place("/dev/null"), writes_in_place("no/such/file")
+    (True, False)
+    """
+    try:
+        mode = os.stat(path).st_mode  # follows links: /dev/stdout, /dev/fd/N
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _renamed_over(target: Path) -> Path:
+    """The path a rename must replace: ``target`` itself, or the regular file
+    a symbolic link ``target`` points to (so that the link stays a link)."""
+    if not target.is_symlink():
+        return target
+    return Path(os.path.realpath(target))
+
+
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """Return ``path`` as a :class:`~pathlib.Path` if a file can be written
     there, else raise :class:`OutputError` naming the path and the reason.
@@ -90,8 +132,14 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     writable for this process. A disk that fills up later is only found by
     the write itself.
     """
+    if not os.fspath(path):  # Path('') would be '.', the current folder
+        raise OutputError("'': cannot write: the file name is empty")
     target = Path(path)
-    folder = _folder(target)
+    if writes_in_place(target):  # a device or a FIFO: no file is created
+        if not os.access(target, os.W_OK):
+            raise OutputError(f"{target}: cannot write: permission denied")
+        return target
+    folder = _folder(_renamed_over(target))
     if target.is_dir():
         raise OutputError(f"{target}: cannot write: it is a folder")
     if not folder.exists():
@@ -106,11 +154,12 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def _temporary_name(target: Path) -> Path:
-    """A hidden sibling of ``target`` that keeps its suffix (``.mps`` stays
-    ``.mps``, so writers that choose a format by suffix still work)."""
+def _temporary_name(target: Path, folder: Path) -> Path:
+    """A hidden file in ``folder`` named after ``target`` that keeps its
+    suffix (``.mps`` stays ``.mps``, so writers that choose a format by
+    suffix still work)."""
     token = secrets.token_hex(4)
-    return target.with_name(f".{target.stem}.tmp-{token}{target.suffix}")
+    return folder / f".{target.stem}.tmp-{token}{target.suffix}"
 
 
 def _final_mode(target: Path) -> int:
@@ -144,6 +193,15 @@ def _discard(temporary: Path) -> None:
         _PENDING.discard(temporary)
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte of ``data`` is written (a short write
+    is continued; a failing one raises)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
 def _commit(temporary: Path, target: Path) -> None:
     """fsync ``temporary``, give it its final mode, rename it over ``target``."""
     fd = os.open(temporary, os.O_RDONLY)
@@ -158,11 +216,14 @@ def _commit(temporary: Path, target: Path) -> None:
     _fsync_folder(_folder(target))
 
 
-def _create_temporary(target: Path) -> tuple[int, Path]:
+def _create_temporary(target: Path, folder: Path | None = None) -> tuple[int, Path]:
+    """A new temporary file (open for writing) for ``target``, in ``folder``
+    (by default the target's own folder, so that a rename is atomic)."""
     if target.is_dir():
         raise OutputError(f"{target}: cannot write: it is a folder")
+    folder = _folder(target) if folder is None else folder
     for _ in range(16):
-        temporary = _temporary_name(target)
+        temporary = _temporary_name(target, folder)
         try:
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
@@ -175,21 +236,49 @@ def _create_temporary(target: Path) -> tuple[int, Path]:
     raise OutputError(f"{target}: cannot write: no free temporary name")
 
 
+def _sync_in_place(fd: int) -> None:
+    """``fsync`` a device or a FIFO; one that cannot be synchronised at all
+    (``/dev/null``, a pipe: ``EINVAL``) is not a failure."""
+    try:
+        os.fsync(fd)
+    except OSError as err:
+        if err.errno not in _UNSYNCABLE:
+            raise
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    """Write ``data`` into the existing device or FIFO ``target``: opened
+    without ``O_CREAT`` (nothing is created or replaced), every write, the
+    sync and the close checked. A FIFO blocks until a reader opens it, as
+    for any Unix writer."""
+    try:
+        fd = os.open(target, os.O_WRONLY | _NO_CTTY)
+        try:
+            _write_all(fd, data)
+            _sync_in_place(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise _output_error(target, err) from None
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (see the module docstring)."""
+    """Write ``data`` to ``path`` atomically (see the module docstring); a
+    device or a FIFO is written in place."""
     target = Path(path)
-    fd, temporary = _create_temporary(target)
+    if writes_in_place(target):
+        _write_in_place(target, data)
+        return
+    real = _renamed_over(target)
+    fd, temporary = _create_temporary(real)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.chmod(temporary, _final_mode(target))
-        os.replace(temporary, target)
+        os.chmod(temporary, _final_mode(real))
+        os.replace(temporary, real)
     except OSError as err:
         _discard(temporary)
         raise _output_error(target, err) from None
@@ -198,13 +287,33 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         raise
     with _PENDING_LOCK:
         _PENDING.discard(temporary)
-    _fsync_folder(_folder(target))
+    _fsync_folder(_folder(real))
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str,
                       encoding: str = "utf-8") -> None:
     """Write ``text`` to ``path`` atomically (see the module docstring)."""
     atomic_write_bytes(path, text.encode(encoding))
+
+
+def _reserve_temporary(target: Path, in_place: bool) -> Path:
+    """A temporary name for :func:`atomic_path`, reserved (by its random
+    token) but not created: beside the file a rename will replace, or, for
+    a target written in place, in the system's temporary folder (``/dev``
+    takes no files)."""
+    folder = Path(tempfile.gettempdir()) if in_place else None
+    fd, temporary = _create_temporary(target, folder)
+    os.close(fd)
+    temporary.unlink()
+    return temporary
+
+
+def _copy_in_place(temporary: Path, target: Path) -> None:
+    """The bytes of ``temporary`` written into the device or FIFO
+    ``target``; the temporary file is then removed."""
+    data = temporary.read_bytes()
+    _write_in_place(target, data)
+    _discard(temporary)
 
 
 @contextlib.contextmanager
@@ -218,7 +327,9 @@ def atomic_path(path: str | os.PathLike[str], *, required: bool = True
     nothing is renamed and the temporary file is removed; an ``OSError`` of
     the block becomes an :class:`OutputError` naming ``path``. If the block
     wrote no file: an :class:`OutputError` if ``required``, else ``path`` is
-    left as it was.
+    left as it was. If ``path`` is a device or a FIFO, the temporary path
+    is in the system's temporary folder and its bytes are written into the
+    device, which stays a device.
 
     Examples
     --------
@@ -230,9 +341,9 @@ def atomic_path(path: str | os.PathLike[str], *, required: bool = True
     'minimize\\n'
     """
     target = Path(path)
-    fd, temporary = _create_temporary(target)
-    os.close(fd)
-    temporary.unlink()  # the name stays reserved by its random token
+    in_place = writes_in_place(target)
+    real = target if in_place else _renamed_over(target)
+    temporary = _reserve_temporary(real, in_place)
     try:
         yield temporary
         if not temporary.exists():
@@ -241,7 +352,10 @@ def atomic_path(path: str | os.PathLike[str], *, required: bool = True
                                   "no file")
             _discard(temporary)
             return
-        _commit(temporary, target)
+        if in_place:
+            _copy_in_place(temporary, target)
+        else:
+            _commit(temporary, real)
     except OSError as err:
         _discard(temporary)
         if err.filename not in (None, str(temporary), temporary):

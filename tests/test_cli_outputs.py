@@ -139,7 +139,7 @@ def test_full_disk_without_a_previous_file_leaves_nothing(tmp_path, monkeypatch,
                                                           capsys):
     _full_disk(monkeypatch)
     assert main(["simulate", TINY2, "--out", str(tmp_path / "s.json")]) == 2
-    assert "no space left" in capsys.readouterr().err
+    assert "No space left on device" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -178,7 +178,7 @@ def test_a_failing_write_midway_leaves_the_old_file(tmp_path, monkeypatch):
         return real_write(fd, bytes(data[:10]))
 
     monkeypatch.setattr(os, "write", write_once)
-    with pytest.raises(OutputError, match="no space left"):
+    with pytest.raises(OutputError, match="No space left on device"):
         atomic_write_text(target, "x" * 100)
     assert len(calls) == 2
     assert target.read_text() == "old\n"
@@ -223,9 +223,9 @@ def test_io_writers_are_atomic(tmp_path, monkeypatch):
     write_schedule(schedule, tmp_path / "s.json", inst)
     before = (tmp_path / "s.json").read_text()
     _full_disk(monkeypatch)
-    with pytest.raises(OutputError, match="no space left"):
+    with pytest.raises(OutputError, match="No space left on device"):
         write_instance(inst, path)
-    with pytest.raises(OutputError, match="no space left"):
+    with pytest.raises(OutputError, match="No space left on device"):
         write_schedule(schedule, tmp_path / "s.json", inst)
     assert read_instance(path) == inst
     assert (tmp_path / "s.json").read_text() == before

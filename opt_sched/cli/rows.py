@@ -8,6 +8,11 @@ row. Rewriting costs ``O(rows)`` per row, nothing next to one solve. When a
 library function writes the rows itself (it is given the path), the
 :class:`RowFile` only watches the file.
 
+A path that is a device or a FIFO (``/dev/null``, ``/dev/stdout``, a
+pipe) cannot be rewritten: each rewrite would append the whole table
+again. Such a path gets the table once, when the command hands over its
+final rows (:meth:`RowFile.replace`), and is never read back.
+
 The command line's error boundary asks the open row files what they kept
 (:func:`kept_summary`: the whole rows in the file at that moment) for its
 one line on Ctrl-C::
@@ -23,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..files import writes_in_place
 from .output import write_records
 
 __all__ = ["RowFile", "forget_all", "kept_summary"]
@@ -42,6 +48,8 @@ class RowFile:
         self.path = None if path is None else Path(path)
         self.rows: list[dict[str, Any]] = []
         self.kept = 0  # rows safely on disk (or in memory without a path)
+        # a device or a FIFO is written once, at the end (see the module doc)
+        self.in_place = self.path is not None and writes_in_place(self.path)
 
     def __enter__(self) -> RowFile:
         with _OPEN_LOCK:
@@ -56,9 +64,11 @@ class RowFile:
                 _OPEN.remove(self)
 
     def add(self, row: Mapping[str, Any]) -> None:
-        """Keep one finished row (and rewrite the file)."""
+        """Keep one finished row (and rewrite the file, unless it is a
+        device or a FIFO)."""
         self.rows.append(dict(row))
-        self._save()
+        if not self.in_place:
+            self._save()
 
     def replace(self, rows: list[Mapping[str, Any]]) -> None:
         """Keep exactly ``rows`` (the command's final table)."""
@@ -73,8 +83,8 @@ class RowFile:
     def rows_on_disk(self) -> int:
         """The whole rows in the file now, whoever wrote them (this object,
         or a library function given the path): what an interruption keeps."""
-        if self.path is None:
-            return self.kept
+        if self.path is None or self.in_place:
+            return self.kept  # a FIFO read back would block, a device lies
         try:
             with open(self.path, newline="", encoding="utf-8") as handle:
                 return max(0, sum(1 for _ in csv.reader(handle)) - 1)
@@ -87,7 +97,7 @@ class RowFile:
         noun = "row" if kept == 1 else "rows"
         if self.path is None:
             return f"{kept} finished {noun} (no --out file)"
-        if kept == 0 and not self.path.exists():
+        if kept == 0 and (self.in_place or not self.path.exists()):
             return f"no row finished, {self.path} not written"
         return f"{kept} {noun} kept in {self.path}"
 

@@ -10,6 +10,11 @@ rows, which is nothing next to the exact solve that produced them.
 
 The header is written when the file is opened, so a path that cannot be
 written fails before any work starts.
+
+A device or a FIFO (``/dev/null``, ``/dev/stdout``, a pipe) cannot be
+rewritten: every rewrite would append the whole table once more. Such a
+path gets the table once, from :meth:`RowsFile.replace` (the final rows);
+it stays a device (:func:`opt_sched.files.writes_in_place`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import OutputError
-from ..files import atomic_write_text
+from ..files import atomic_write_text, writes_in_place
 
 __all__ = ["RowsFile"]
 
@@ -50,12 +55,16 @@ class RowsFile:
         self.rows: list[Mapping[str, object]] = []
         if self.path.is_dir():
             raise OutputError(f"{self.path}: is a folder, not a file")
-        self._write()
+        self.in_place = writes_in_place(self.path)
+        if not self.in_place:
+            self._write()
 
     def add(self, rows: Iterable[Mapping[str, object]]) -> None:
-        """Append ``rows`` and rewrite the file."""
+        """Append ``rows`` and rewrite the file (a device or a FIFO waits
+        for :meth:`replace`)."""
         self.rows.extend(rows)
-        self._write()
+        if not self.in_place:
+            self._write()
 
     def replace(self, rows: Iterable[Mapping[str, object]]) -> None:
         """Make ``rows`` the whole content (e.g. in their final order)."""

@@ -24,14 +24,13 @@ from __future__ import annotations
 import heapq
 import json
 import math
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InstanceError, OutputError
+from ..errors import InstanceError
+from ..files import atomic_write_text
 
 __all__ = ["ManifestError", "Task", "Workflow", "read_manifest", "read_manifests",
            "workflow_from_dict", "workflow_to_dict", "write_manifest"]
@@ -265,17 +264,11 @@ def read_manifest(path: str | Path) -> Workflow:
 
 
 def write_manifest(workflow: Workflow, path: str | Path) -> None:
-    """Write ``workflow`` atomically (temp file + rename)."""
-    path = Path(path)
-    text = json.dumps(workflow_to_dict(workflow), indent=1) + "\n"
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise OutputError(f"manifest {str(path)!r}: cannot write "
-                          f"({err.strerror})") from None
+    """Write ``workflow`` atomically (:func:`opt_sched.files.atomic_write_text`:
+    temp file + rename; a device or a FIFO is written in place); a path
+    that cannot be written raises :class:`~opt_sched.errors.OutputError`
+    naming it and the reason."""
+    atomic_write_text(path, json.dumps(workflow_to_dict(workflow), indent=1) + "\n")
 
 
 def read_manifests(paths: Sequence[str | Path]) -> list[Workflow]:

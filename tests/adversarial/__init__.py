@@ -1,0 +1,1 @@
+"""Hostile-user cases of the command line, run as real subprocesses."""
