@@ -15,9 +15,11 @@ atomically (:mod:`opt_sched.files`).
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import sys
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,8 +35,10 @@ __all__ = [
     "instance_from_dict",
     "instance_to_dict",
     "load_json",
+    "parse_json",
     "read_instance",
     "read_schedule",
+    "read_text_file",
     "schedule_from_dict",
     "schedule_to_dict",
     "write_instance",
@@ -251,23 +255,82 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def load_json(path: str | Path, kind: type[OptSchedError]) -> Any:
-    """Parse the JSON file ``path``; every failure is one ``kind`` error that
-    names the file (missing, unreadable, malformed, a duplicate key, nested
-    too deeply, an integer too long to convert)."""
-    path = Path(path)
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _read_bytes(path: Path, kind: type[Exception]) -> bytes:
+    """The bytes of ``path``; a missing or unreadable file is one ``kind``
+    error that names it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
         raise kind(f"{path}: no such file") from None
     except IsADirectoryError:
         raise kind(f"{path}: cannot read: it is a folder") from None
     except PermissionError:
         raise kind(f"{path}: cannot read: permission denied") from None
-    except UnicodeDecodeError as err:
-        raise kind(f"{path}: cannot read: not UTF-8 text (byte {err.start})") from None
     except OSError as err:
         raise kind(f"{path}: cannot read: {err.strerror or err}") from None
+
+
+def _gunzip(path: Path, raw: bytes, kind: type[Exception]) -> bytes:
+    """``raw`` decompressed; a damaged or truncated gzip stream (bad header,
+    CRC or length, corrupt deflate data, missing end) is one ``kind`` error
+    that names the file."""
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as err:  # BadGzipFile is an OSError
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise kind(f"{path}: not a valid gzip file ({reason})") from None
+
+
+def read_text_file(path: str | Path, kind: type[Exception] = InstanceError, *,
+                   gunzip: bool = False, errors: str = "strict") -> str:
+    """The text of the file ``path``, decoded as UTF-8.
+
+    Every failure is one ``kind`` error (a :class:`~opt_sched.errors.UserError`
+    subclass: exit status 2) whose message starts with the file name: a
+    missing file, a folder, no permission, any other read error, bytes that
+    are not UTF-8 (with ``errors="strict"``: the offset of the first bad
+    byte is named), and, with ``gunzip``, a file that starts with the gzip
+    magic but does not decompress (one flipped byte, a truncated download).
+
+    Parameters
+    ----------
+    path
+        The file.
+    kind
+        The error class to raise (``InstanceError``, ``TraceError``,
+        ``SpecError``...).
+    gunzip
+        Decompress the file when it starts with the gzip magic bytes
+        (whatever its name).
+    errors
+        ``"strict"`` refuses text that is not UTF-8; ``"replace"`` keeps it
+        with U+FFFD in place of each bad byte (for formats whose comments
+        may hold stray bytes, such as SWF headers).
+    """
+    path = Path(path)
+    raw = _read_bytes(path, kind)
+    if gunzip and raw[:2] == _GZIP_MAGIC:
+        raw = _gunzip(path, raw, kind)
+    try:
+        return raw.decode("utf-8", errors=errors)
+    except UnicodeDecodeError as err:
+        raise kind(f"{path}: cannot read: not UTF-8 text (byte {err.start})") from None
+
+
+def load_json(path: str | Path, kind: type[OptSchedError]) -> Any:
+    """Parse the JSON file ``path``; every failure is one ``kind`` error that
+    names the file (missing, unreadable, not UTF-8, malformed, a duplicate
+    key, nested too deeply, an integer too long to convert)."""
+    path = Path(path)
+    return parse_json(read_text_file(path, kind), path, kind)
+
+
+def parse_json(text: str, path: str | Path, kind: type[Exception]) -> Any:
+    """Parse ``text`` (read from ``path``) as :func:`load_json` does: every
+    failure is one ``kind`` error that names the file."""
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as err:

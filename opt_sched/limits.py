@@ -8,6 +8,10 @@ data model refuses them where it checks its numbers
 (:mod:`opt_sched.instance`), and the JSON reader (:mod:`opt_sched.io`) before
 it builds anything, each with a one-line
 :class:`~opt_sched.errors.InstanceError` that names the field and the limit.
+The trace readers (:mod:`opt_sched.traces`) apply the same limits to the
+fields they use, with a :class:`~opt_sched.errors.TraceError` naming the
+file, the line (or job) and the field, so a trace that converts is an
+instance that validates.
 
 The limits leave room for every real workload and keep every derived
 quantity finite. With times and volumes at most ``MAX_VALUE`` and bandwidths
@@ -29,6 +33,12 @@ limit                     value         what it bounds
                                         (the largest machines have ~``10^7``
                                         cores; int64 arithmetic stays exact)
 ``MAX_PARTITIONS``        ``10**5``     partitions (I/O nodes) of a platform
+``MAX_MACHINES``          ``10**7``     machines of a trace's system (SWF
+                                        ``MaxProcs``/``MaxNodes``, else its
+                                        widest job; Batsim ``nb_res`` or
+                                        platform hosts; ``replay --nodes``):
+                                        a replay keeps state per machine
+                                        (``10**7``: about 1 GB, 4 s)
 ``MAX_ITERATIONS``        ``10**7``     iterations (phase pairs) of one job
 ``MAX_TOTAL_PHASES``      ``10**8``     I/O phases of one instance file
                                         (about 3 GB in memory)
@@ -38,6 +48,12 @@ Non-zero values below the smallest normal float (subnormals, ``|x| <
 2.2e-308``) are refused everywhere: their reciprocals are infinite. JSON
 nesting is limited by the reader's recursion limit (about 1000 levels; an
 instance file needs 5).
+
+What a generator may be asked to draw (jobs, ``alpha_gen``) is bounded in
+:mod:`opt_sched.workloads.limits`; gang scheduling's nodes, multiprogramming
+level and slices in :mod:`opt_sched.gang.limits`; a campaign's tasks in
+:mod:`opt_sched.campaign.spec` (``MAX_TASKS``). Each is checked before
+anything is allocated.
 """
 
 from __future__ import annotations
@@ -47,6 +63,7 @@ import sys
 __all__ = [
     "MAX_COUNT",
     "MAX_ITERATIONS",
+    "MAX_MACHINES",
     "MAX_PARTITIONS",
     "MAX_TOTAL_PHASES",
     "MAX_VALUE",
@@ -58,6 +75,7 @@ MAX_VALUE = 1e15
 MIN_BANDWIDTH = 1e-12
 MAX_COUNT = 10**9
 MAX_PARTITIONS = 10**5
+MAX_MACHINES = 10**7
 MAX_ITERATIONS = 10**7
 MAX_TOTAL_PHASES = 10**8
 MIN_NORMAL = sys.float_info.min

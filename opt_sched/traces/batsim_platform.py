@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ..errors import TraceError
+from ..io import read_text_file
 
 __all__ = ["count_compute_hosts"]
 
@@ -59,12 +60,7 @@ def count_compute_hosts(path: str | Path, master: str = "master_host") -> int:
         The file is missing, is not XML, or has no compute host.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise TraceError(f"{path}: no such file") from None
-    except (IsADirectoryError, PermissionError) as err:
-        raise TraceError(f"{path}: cannot read ({err.__class__.__name__})") from None
+    text = read_text_file(path, TraceError, errors="replace")
     try:
         # SimGrid accepts blank lines before the XML declaration; expat does not
         root = ET.fromstring(text.lstrip())

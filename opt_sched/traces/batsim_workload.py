@@ -15,11 +15,17 @@ used: ``batsim-medium_late/platform.xml`` has 128 compute hosts, its workload
 estimates). The same skip
 reasons and estimate rules as SWF apply (``instances/traces.md``); a Batsim
 ``walltime`` of ``-1`` means "none" and the estimate becomes the run time.
+
+The limits of the data model (:mod:`opt_sched.limits`) apply: ``subtime``,
+``walltime`` and ``delay`` within ``MAX_VALUE`` and not subnormal, ``res``
+at most ``MAX_COUNT``, the machine count (and, without one, the widest job)
+at most ``MAX_MACHINES``; a job's ``profile`` must be a name (a string).
+The JSON is parsed as instance files are (:func:`opt_sched.io.parse_json`:
+a duplicate key, deep nesting or a huge integer is one error line).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +34,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import OptionError, TraceError
+from ..instance import _shown
+from ..io import parse_json
+from ..limits import MAX_COUNT, MAX_MACHINES, MAX_VALUE, MIN_NORMAL
 from .batsim_platform import count_compute_hosts
 from .skips import SkipCounter, SkipSummary
 from .swf_reader import read_text, trace_name
@@ -37,10 +46,67 @@ __all__ = ["read_batsim"]
 
 
 def _number(label: str, where: str, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not \
-            math.isfinite(value):
-        raise TraceError(f"{label}: {where}: {key}={value!r} is not a finite number")
+    """``value`` as a float within the limits of the data model
+    (:mod:`opt_sched.limits`): finite, ``|value| <= MAX_VALUE``, not
+    subnormal. Negative values in range pass (the skip rules count them)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and math.isnan(value)):
+        raise TraceError(f"{label}: {where}: {key}={_shown(value)} is not a finite "
+                         f"number")
+    if value > MAX_VALUE:
+        raise TraceError(f"{label}: {where}: {key}={_shown(value)} exceeds the limit "
+                         f"{MAX_VALUE:g}")
+    if value < -MAX_VALUE:
+        raise TraceError(f"{label}: {where}: {key}={_shown(value)} is below the "
+                         f"limit {-MAX_VALUE:g}")
+    if value != 0 and abs(value) < MIN_NORMAL:
+        raise TraceError(f"{label}: {where}: {key}={value!r} is below the limit "
+                         f"{MIN_NORMAL:g} (the smallest non-zero value allowed)")
     return float(value)
+
+
+def _processors(label: str, where: str, value: Any) -> int:
+    """``res`` as an integer (``4.0`` is 4) of at most ``MAX_COUNT``."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_COUNT:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not value.is_integer()):
+        raise TraceError(f"{label}: {where}: res={_shown(value)} is not an integer")
+    if value > MAX_COUNT:
+        raise TraceError(f"{label}: {where}: res={_shown(value)} exceeds the limit "
+                         f"{MAX_COUNT:,}")
+    return int(value)
+
+
+def _machine_count(label: str, nb_res: int | None, platform: str | Path | None,
+                   counter: SkipCounter) -> int | None:
+    """The machines of the workload: the platform's compute hosts, limited
+    by ``nb_res`` (module docstring); at most ``MAX_MACHINES``."""
+    if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
+                               or nb_res < 1):
+        raise TraceError(f"{label}: nb_res={_shown(nb_res)} is not a positive integer")
+    machine = nb_res
+    source = f"{label}: nb_res"
+    if platform is not None:
+        hosts = count_compute_hosts(platform)
+        if nb_res is not None and hosts > nb_res:
+            counter.notes.append(f"{Path(platform).name} has {hosts} compute hosts; "
+                                 f"the workload's nb_res={nb_res} limits the machines "
+                                 f"(as Batsim's machine limit did)")
+        if nb_res is None or hosts < nb_res:
+            machine, source = hosts, f"{Path(platform).name}: compute hosts"
+    if machine is not None and machine > MAX_MACHINES:
+        raise TraceError(f"{source}={machine:,} exceeds the limit {MAX_MACHINES:,} "
+                         f"machines")
+    return machine
+
+
+def _profile_name(label: str, where: str, value: Any) -> str:
+    """A job's ``profile``: the name (a string) of an entry of ``profiles``."""
+    if not isinstance(value, str):
+        raise TraceError(f"{label}: {where}: profile={_shown(value)} is not a "
+                         f"profile name (a string)")
+    return value
 
 
 def _delay_table(label: str, profiles: Any) -> dict[str, float | str]:
@@ -93,11 +159,7 @@ def read_batsim(path: str | Path, platform: str | Path | None = None, *,
                           f"from extend, keep)")
     path = Path(path)
     label = path.name
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as err:
-        raise TraceError(f"{label}: not valid JSON (line {err.lineno}, column "
-                         f"{err.colno}: {err.msg})") from None
+    data = parse_json(read_text(path), label, TraceError)
     if not isinstance(data, Mapping):
         raise TraceError(f"{label}: expected an object with 'jobs' and 'profiles'")
     for key in ("jobs", "profiles"):
@@ -109,33 +171,22 @@ def read_batsim(path: str | Path, platform: str | Path | None = None, *,
     delays = _delay_table(label, data["profiles"])
     counter = SkipCounter(label, unit="job")
 
-    nb_res = data.get("nb_res")
-    if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
-                               or nb_res < 1):
-        raise TraceError(f"{label}: nb_res={nb_res!r} is not a positive integer")
-    machine = nb_res
-    if platform is not None:
-        hosts = count_compute_hosts(platform)
-        if nb_res is not None and hosts > nb_res:
-            counter.notes.append(f"{Path(platform).name} has {hosts} compute hosts; "
-                                 f"the workload's nb_res={nb_res} limits the machines "
-                                 f"(as Batsim's machine limit did)")
-        machine = hosts if nb_res is None else min(hosts, nb_res)
+    machine = _machine_count(label, data.get("nb_res"), platform, counter)
 
     rows: list[tuple[float, float, float, int, int, str, str | None, str]] = []
     seen: dict[str, int] = {}
     for index, job in enumerate(jobs):
         if not isinstance(job, Mapping):
             raise TraceError(f"{label}: jobs[{index}] is not an object")
-        where = f"jobs[{index}]" + (f" (id {job['id']!r})" if "id" in job else "")
+        where = f"jobs[{index}]" + (f" (id {_shown(job['id'])})" if "id" in job else "")
         for key in ("id", "subtime", "res", "profile"):
             if key not in job:
                 raise TraceError(f"{label}: {where}: missing field {key!r}")
         job_id = job["id"]
         if isinstance(job_id, bool) or not isinstance(job_id, (int, str)) or \
                 job_id == "":
-            raise TraceError(f"{label}: {where}: id={job_id!r} is not a string or "
-                             f"an integer")
+            raise TraceError(f"{label}: {where}: id={_shown(job_id)} is not a "
+                             f"string or an integer")
         job_id = str(job_id)
         if job_id in seen:
             raise TraceError(f"{label}: {where}: id {job_id!r} repeats jobs["
@@ -143,12 +194,8 @@ def read_batsim(path: str | Path, platform: str | Path | None = None, *,
         seen[job_id] = index
         submit = _number(label, where, "subtime", job["subtime"])
         walltime = _number(label, where, "walltime", job.get("walltime", -1))
-        res = job["res"]
-        if isinstance(res, float) and res.is_integer():
-            res = int(res)
-        if isinstance(res, bool) or not isinstance(res, int):
-            raise TraceError(f"{label}: {where}: res={res!r} is not an integer")
-        profile = job["profile"]
+        res = _processors(label, where, job["res"])
+        profile = _profile_name(label, where, job["profile"])
         if profile not in delays:
             raise TraceError(f"{label}: {where}: profile {profile!r} is not defined")
         delay = delays[profile]
@@ -165,6 +212,10 @@ def read_batsim(path: str | Path, platform: str | Path | None = None, *,
             counter.skip("processors_zero", index)
         elif machine is not None and res > machine:
             counter.skip("wider_than_machine", index)
+        elif machine is None and res > MAX_MACHINES:
+            raise TraceError(f"{label}: {where}: res={res:,} exceeds the limit "
+                             f"{MAX_MACHINES:,} machines (no nb_res and no platform, "
+                             f"so the machine would be sized to this job)")
         else:
             if walltime <= 0:
                 counter.adjust("walltime_unknown", index)

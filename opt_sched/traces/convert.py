@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..instance import Instance, Platform
+from ..limits import MAX_MACHINES
 from .calibration import alpha_of, load_weights, odds_scale, solve_odds_scale
 from .fast_jobs import periodic_jobs
 from .profiles import IOProfile, make_profile
@@ -90,11 +91,21 @@ class TraceConversion:
 
 
 def _machines(trace: Trace, nodes: int | None) -> int:
+    """``P``: ``nodes``, else the trace's machine size, else its widest job;
+    at most :data:`~opt_sched.limits.MAX_MACHINES` (the readers refuse a
+    larger trace with its line; this guards traces built in code)."""
     widest = trace.widest
     if nodes is None:
-        return trace.machine_size or max(widest, 1)
+        machines = trace.machine_size or max(widest, 1)
+        if machines > MAX_MACHINES:
+            raise OptionError(f"trace {trace.name!r}: {machines:,} machines exceed "
+                              f"the limit {MAX_MACHINES:,}")
+        return machines
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
         raise OptionError(f"nodes={nodes!r} must be an integer >= 1")
+    if nodes > MAX_MACHINES:
+        raise OptionError(f"nodes={nodes:,} exceeds the limit {MAX_MACHINES:,} "
+                          f"machines")
     if nodes < widest:
         wider = int((trace.nodes > nodes).sum())
         first = int(np.flatnonzero(trace.nodes > nodes)[0])

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import InstanceError
 from ..instance import Job
+from ..limits import MAX_COUNT, MAX_ITERATIONS, MAX_VALUE, MIN_NORMAL
 
 __all__ = ["periodic_jobs"]
 
@@ -31,6 +32,14 @@ def _defaults() -> dict[str, object]:
         elif spec.default_factory is not dataclasses.MISSING:
             out[spec.name] = spec.default_factory()
     return out
+
+
+def _in_limits(values: np.ndarray) -> np.ndarray:
+    """Where ``values`` pass :func:`opt_sched.instance._check_number`: finite,
+    in ``[0, MAX_VALUE]``, zero or at least ``MIN_NORMAL``."""
+    with np.errstate(invalid="ignore"):
+        return (np.isfinite(values) & (values >= 0) & (values <= MAX_VALUE)
+                & ((values == 0) | (values >= MIN_NORMAL)))
 
 
 def periodic_jobs(ids: Sequence[str], nodes: np.ndarray, compute: np.ndarray,
@@ -50,10 +59,10 @@ def periodic_jobs(ids: Sequence[str], nodes: np.ndarray, compute: np.ndarray,
     release = np.asarray(release, dtype=float)
     walltime = np.asarray(walltime, dtype=float)
     has_wall = ~np.isnan(walltime)
-    bad = ~(np.isfinite(compute) & (compute >= 0) & np.isfinite(volume)
-            & (volume >= 0) & np.isfinite(release) & (release >= 0)
-            & (nodes >= 0) & (iterations >= 1)
-            & (~has_wall | (np.isfinite(walltime) & (walltime > 0))))
+    bad = ~(_in_limits(compute) & _in_limits(volume) & _in_limits(release)
+            & (nodes >= 0) & (nodes <= MAX_COUNT) & (iterations >= 1)
+            & (iterations <= MAX_ITERATIONS)
+            & (~has_wall | (_in_limits(walltime) & (walltime > 0))))
     for i in np.flatnonzero(bad)[:1]:
         Job.periodic(ids[i], int(nodes[i]), float(compute[i]), float(volume[i]),
                      int(iterations[i]), release=float(release[i]),

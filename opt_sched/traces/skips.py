@@ -81,6 +81,24 @@ class SkipSummary:
     def total_skipped(self) -> int:
         return sum(self.skipped.values())
 
+    def brief(self) -> str:
+        """What was skipped, in a few words for a summary's first line
+        (``""`` when nothing was), for example ``45 of 60 jobs skipped: 45
+        wider than the machine (1)``."""
+        if not self.total_skipped:
+            return ""
+        read = "job lines" if self.unit == "line" else "jobs"
+        reasons = ", ".join(f"{count} {self._reason(code)}"
+                            for code, count in self.skipped.items())
+        return f"{self.total_skipped} of {self.lines} {read} skipped: {reasons}"
+
+    def _reason(self, code: str) -> str:
+        """The sentence of skip reason ``code`` (with the machine size)."""
+        text = SKIP_REASONS.get(code, code)
+        if code == "wider_than_machine" and self.machine_size is not None:
+            text += f" ({self.machine_size})"
+        return text
+
     def format(self) -> str:
         """A few lines for the terminal, for example::
 

@@ -17,11 +17,18 @@ Rules (documented in ``instances/traces.md``):
   it is wider than the machine.
 - ``user`` = field 12; ``group`` = ``"exe:N"`` from the executable number
   (field 14) when known, else ``"group:N"`` from the group id (field 13).
+  Job numbers, users and groups are read as exact integers (two job numbers
+  above 2**53 never collide through a float).
+- the limits of the data model (:mod:`opt_sched.limits`) apply to the used
+  fields: a time (2, 4, 9) above ``MAX_VALUE`` or subnormal, processors (5,
+  8) above ``MAX_COUNT``, a ``MaxProcs``/``MaxNodes`` header above
+  ``MAX_MACHINES``, and, in a file without one, a job wider than
+  ``MAX_MACHINES`` (the machine would be sized to it) are refused with a
+  :class:`~opt_sched.errors.TraceError` naming the line and the field.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import re
 import warnings
@@ -30,6 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import OptionError, TraceError
+from ..instance import _shown
+from ..io import read_text_file
+from ..limits import MAX_COUNT, MAX_MACHINES, MAX_VALUE, MIN_NORMAL
 from .skips import SkipCounter, SkipSummary
 from .swf_format import (
     ALLOCATED,
@@ -51,6 +61,12 @@ __all__ = ["read_swf", "trace_name"]
 
 _HEADER = re.compile(r"^;\s{0,3}([A-Za-z][A-Za-z0-9_]*)\s*:(?:\s+(.*))?$")
 _OVERRUN = ("extend", "keep")
+_MACHINE_KEYS = ("MaxProcs", "MaxNodes")
+_LIMITED_FIELDS: tuple[tuple[int, float], ...] = (
+    (SUBMIT, MAX_VALUE), (RUN, MAX_VALUE), (REQ_TIME, MAX_VALUE),
+    (ALLOCATED, MAX_COUNT), (REQ_PROCS, MAX_COUNT))
+"""The used fields (0-based column, largest value): the limits of the data
+model (:mod:`opt_sched.limits`), applied when the trace is read."""
 
 
 def trace_name(path: str | Path) -> str:
@@ -63,19 +79,15 @@ def trace_name(path: str | Path) -> str:
 
 
 def read_text(path: Path, kind: type[Exception] = TraceError) -> str:
-    """The text of ``path``, gunzipped when it starts with the gzip magic."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise kind(f"{path}: no such file") from None
-    except (IsADirectoryError, PermissionError) as err:
-        raise kind(f"{path}: cannot read ({err.__class__.__name__})") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as err:
-            raise kind(f"{path}: not a valid gzip file ({err})") from None
-    return raw.decode("utf-8", errors="replace")
+    """The text of ``path``, gunzipped when it starts with the gzip magic.
+
+    Bytes that are not UTF-8 become U+FFFD (a stray byte in a header comment
+    is harmless; in a job line it fails the field check, which names the
+    line). A missing, unreadable or damaged (e.g. one byte flipped) gzip
+    file is one ``kind`` error naming the file
+    (:func:`opt_sched.io.read_text_file`).
+    """
+    return read_text_file(path, kind, gunzip=True, errors="replace")
 
 
 def _parse_header(label: str, header_lines: list[tuple[int, str]]
@@ -97,6 +109,10 @@ def _parse_header(label: str, header_lines: list[tuple[int, str]]
                     raise TraceError(f"{label} line {number}: header {key}={value!r} "
                                      f"is not an integer") from None
                 numbers[key] = None if parsed is None or parsed < 0 else parsed
+                if key in _MACHINE_KEYS and (numbers[key] or 0) > MAX_MACHINES:
+                    raise TraceError(f"{label} line {number}: header {key}="
+                                     f"{_shown(parsed)} exceeds the limit "
+                                     f"{MAX_MACHINES:,} machines")
         elif last is not None and line[1:].strip():
             header[last] += "\n" + line[1:].strip()
     return header, numbers
@@ -169,6 +185,99 @@ def _classify(table: np.ndarray, processors: np.ndarray, machine: int | None
     return masks
 
 
+def _token(lines: list[str], number: int, column: int) -> str:
+    """Field ``column`` (0-based) of file line ``number`` (1-based), as written."""
+    return lines[number - 1].split(";")[0].split()[column]
+
+
+def _field_error(label: str, lines: list[str], number: int, column: int,
+                 problem: str) -> TraceError:
+    """The one-line error naming the file, the line, the field and its text."""
+    token = _token(lines, number, column)
+    return TraceError(f"{label} line {number}: field {column + 1} "
+                      f"({SWF_FIELDS[column]})={_shown(token)} {problem}")
+
+
+def _limit_text(high: float) -> str:
+    """``1e+15`` for a time limit, ``1,000,000,000`` for a count."""
+    return f"{high:,}" if isinstance(high, int) else f"{high:g}"
+
+
+def _check_limits(label: str, lines: list[str], job_lines: list[int],
+                  table: np.ndarray) -> None:
+    """Refuse a used field beyond the limits of the data model (a submit
+    time of ``1e308`` or ``2**63`` processors), naming the first such line.
+
+    A time must be at most ``MAX_VALUE`` and not subnormal; a processor count
+    at most ``MAX_COUNT``. Negative values are left to the skip rules.
+    """
+    first: tuple[int, int, str] | None = None
+    for column, high in _LIMITED_FIELDS:
+        values = table[:, column]
+        tiny = (values != 0) & (np.abs(values) < MIN_NORMAL)
+        for mask, problem in ((values > high, "exceeds the limit " + _limit_text(high)),
+                              (tiny, f"is below the limit {MIN_NORMAL:g} (the "
+                                     f"smallest non-zero value allowed)")):
+            rows = np.flatnonzero(mask)
+            if len(rows) and (first is None or job_lines[rows[0]] < first[0]):
+                first = (job_lines[rows[0]], column, problem)
+    if first is not None:
+        raise _field_error(label, lines, *first)
+
+
+def _check_machine(label: str, lines: list[str], table: np.ndarray,
+                   processors: np.ndarray, keep: np.ndarray,
+                   job_lines: np.ndarray) -> None:
+    """Without a ``MaxProcs``/``MaxNodes`` header the machine is sized to the
+    widest job: refuse a job wider than ``MAX_MACHINES`` up front (a replay
+    holds state per machine; 10**8 machines would run for minutes)."""
+    rows = np.flatnonzero(keep & (processors > MAX_MACHINES))
+    if len(rows):
+        row = rows[0]
+        column = ALLOCATED if table[row, ALLOCATED] != -1 else REQ_PROCS
+        raise _field_error(label, lines, int(job_lines[row]), column,
+                           f"exceeds the limit {MAX_MACHINES:,} machines (the "
+                           f"file has no MaxProcs or MaxNodes header, so the "
+                           f"machine would be sized to this job)")
+
+
+def _integer(token: str) -> int:
+    """An integer field as written, exactly (``"9007199254740993"`` stays
+    odd: a float would round it); ``"1.0"`` or ``"1e3"`` through float."""
+    try:
+        return int(token)
+    except ValueError:
+        return int(float(token))
+
+
+def _exact_column(lines: list[str], numbers: np.ndarray, values: np.ndarray,
+                  column: int) -> list[int]:
+    """Integer field ``column`` of the job lines ``numbers``, exactly.
+
+    ``values`` (the float table's column) is exact below 2**53; a larger
+    value is re-read from the text, so two job numbers above 2**53 never
+    collide through a float.
+    """
+    large = np.abs(values) >= 2.0**53
+    out = np.where(large, 0, values).astype(np.int64).tolist()
+    for row in np.flatnonzero(large).tolist():
+        out[row] = _integer(_token(lines, int(numbers[row]), column))
+    return out
+
+
+def _identifiers(lines: list[str], numbers: np.ndarray, kept: np.ndarray
+                 ) -> tuple[list[str], list[str | None], list[str | None]]:
+    """Job ids, users and groups of the kept rows ``kept`` (file lines
+    ``numbers``), as exact integers (:func:`_exact_column`)."""
+    job, user, group, exe = (_exact_column(lines, numbers, kept[:, k], k)
+                             for k in (JOB, USER, GROUP, EXECUTABLE))
+    ids = [str(x) for x in job]
+    users = [None if u == -1 else str(u) for u in user]
+    groups = [f"exe:{e}" if e != -1 else (f"group:{g}" if g != -1 else None)
+              for e, g in zip(exe, group)]
+    return ids, users, groups
+
+
 def read_swf(path: str | Path, *, overrun: str = "extend"
              ) -> tuple[Trace, SkipSummary]:
     """Read an SWF file (plain or gzipped) into a trace and its skip summary.
@@ -215,6 +324,7 @@ def read_swf(path: str | Path, *, overrun: str = "extend"
             job_lines.append(number)
     header, numbers = _parse_header(label, header_lines)
     table = _parse_jobs(label, text, all_lines, job_lines)
+    _check_limits(label, all_lines, job_lines, table)
     lines = np.asarray(job_lines, dtype=np.int64)
     machine = numbers.get("MaxProcs") or numbers.get("MaxNodes")
 
@@ -227,6 +337,8 @@ def read_swf(path: str | Path, *, overrun: str = "extend"
         counter.skip_many(code, lines[new])
         skipped |= new
     keep = ~skipped
+    if machine is None:
+        _check_machine(label, all_lines, table, processors, keep, lines)
 
     run = table[keep, RUN]
     requested = table[keep, REQ_TIME]
@@ -248,11 +360,8 @@ def read_swf(path: str | Path, *, overrun: str = "extend"
         counter.notes.append("jobs are not in submit order in the file: sorted by "
                              "submit time (ties keep file order)")
     kept = kept[order]
-    ids = [str(int(x)) for x in kept[:, JOB]]
+    ids, users, groups = _identifiers(all_lines, kept_lines[order], kept)
     _check_unique(label, ids, kept_lines[order])
-    users = [None if u == -1 else str(int(u)) for u in kept[:, USER]]
-    groups = [f"exe:{int(e)}" if e != -1 else (f"group:{int(g)}" if g != -1 else None)
-              for e, g in zip(kept[:, EXECUTABLE], kept[:, GROUP])]
     for key in ("MaxJobs", "MaxRecords"):
         count = numbers.get(key)
         if count is not None and count != len(table):

@@ -53,6 +53,16 @@ def _format(value: float) -> str:
     return repr(value)
 
 
+def _exact_integer(text: str | None, fallback: str) -> str:
+    """``text`` when it is an integer as the SWF reader writes it (job numbers
+    and users beyond 2**53 are kept exactly as strings, while the raw field
+    table holds them as rounded floats), else ``fallback``."""
+    if text is None:
+        return fallback
+    digits = text.removeprefix("-")
+    return text if digits.isascii() and digits.isdigit() else fallback
+
+
 def _numbering(values: list[str | None]) -> list[int]:
     """Integer ids when every value is an integer string, else 1, 2, ..."""
     if all(v is not None and v.isdigit() and int(v) > 0 for v in values):
@@ -108,7 +118,8 @@ def swf_lines(instance: Instance, schedule: Schedule, trace: Trace | None = None
         js = schedule[job.id]
         start = js.start
         end = schedule.completion(instance, job.id)
-        if raw is not None and job.id in row_of:
+        copied = raw is not None and job.id in row_of
+        if copied:
             fields = np.array(raw[row_of[job.id]], dtype=float)
         else:
             fields = np.full(18, -1.0)
@@ -125,7 +136,11 @@ def swf_lines(instance: Instance, schedule: Schedule, trace: Trace | None = None
         fields[REQ_TIME] = job.walltime if job.walltime is not None else -1
         if js.killed_at is not None:
             fields[STATUS] = 0
-        lines.append(" ".join(_format(x) for x in fields))
+        tokens = [_format(x) for x in fields]
+        if copied:
+            tokens[JOB] = _exact_integer(job.id, tokens[JOB])
+            tokens[USER] = _exact_integer(job.user, tokens[USER])
+        lines.append(" ".join(tokens))
     return lines
 
 
