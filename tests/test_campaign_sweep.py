@@ -117,33 +117,44 @@ def test_sigkill_midway_then_resume_equals_uninterrupted_run(tmp_path):
     pd.testing.assert_frame_equal(read_tasks(out), read_tasks(reference))
 
 
+# lpt(R=2) on a platform of 1 I/O partition: the spec is valid (ranges and
+# methods are checked when it is loaded), the task fails when it runs
+FAILING = """
+name = "small"
+[[groups]]
+name = "g"
+instances = [{{ generator = "ics2020", alpha_gen = 2.0, seed = {seeds}, n_jobs = 4, \
+io_nodes = [1, 2] }}]
+methods = ["first-fit+lpt(R=2)/fifo", "make-pack(S=1)+lpt/fifo"]
+"""
+
+
 def test_failed_task_is_recorded_and_the_sweep_goes_on(tmp_path):
-    spec = write_spec(tmp_path / "bad.toml", SMALL.format(
-        alphas="[-1.0, 2.0]", seeds="[0, 1]"))
+    spec = write_spec(tmp_path / "bad.toml", FAILING.format(seeds="[0, 1]"))
     result = run_local(spec, tmp_path / "out")
-    # alpha_gen = -1 is out of range: the generator refuses it when the task
-    # runs, so the 2 seeds x 2 methods of it fail; the 4 others succeed
-    assert (result.ok, result.failed, result.pending) == (4, 4, 0)
+    # R=2 exceeds the 1 partition of io_nodes = 1: the method refuses it when
+    # the task runs, so its 2 seeds fail; the 6 other tasks succeed
+    assert (result.ok, result.failed, result.pending) == (6, 2, 0)
     failures = pd.read_csv(tmp_path / "out" / "failures.csv")
-    assert len(failures) == 4
+    assert len(failures) == 2
     assert set(failures["instance"]) == {
-        "ics2020(alpha_gen=-1,io_nodes=1,n_jobs=4,seed=0)",
-        "ics2020(alpha_gen=-1,io_nodes=1,n_jobs=4,seed=1)"}
+        "ics2020(alpha_gen=2,io_nodes=1,n_jobs=4,seed=0)",
+        "ics2020(alpha_gen=2,io_nodes=1,n_jobs=4,seed=1)"}
     for error in failures["error"]:
-        assert error.startswith("OptionError: ics2020: alpha_gen=-1.0")
-        assert "\n" not in error
+        assert error.startswith("OptionError: method first-fit+lpt(R=2)/fifo: not "
+                                "for instance")
+        assert "R=2 exceeds" in error and "\n" not in error
     methods = pd.read_csv(tmp_path / "out" / "methods.csv")
-    assert methods["failed"].tolist() == [2, 2] and methods["ok"].tolist() == [2, 2]
+    assert sorted(zip(methods["ok"], methods["failed"])) == [(2, 2), (4, 0)]
     # a resumed sweep skips the failed tasks too, unless asked to retry them
     again = run_local(spec, tmp_path / "out", resume=True)
     assert (again.ran, again.skipped) == (0, 8)
     retried = run_local(spec, tmp_path / "out", resume=True, retry_failed=True)
-    assert (retried.ran, retried.failed) == (4, 4)
+    assert (retried.ran, retried.failed) == (2, 2)
 
 
 def test_cli_exit_status_and_json_summary(tmp_path):
-    spec = write_spec(tmp_path / "bad.toml", SMALL.format(alphas="[-1.0, 2.0]",
-                                                          seeds="[0]"))
+    spec = write_spec(tmp_path / "bad.toml", FAILING.format(seeds="[0]"))
     env = dict(os.environ, PYTHONPATH=python_path())
     sweep = [sys.executable, "-m", "opt_sched.campaign"]
     done = subprocess.run([*sweep, str(spec), "--out", str(tmp_path / "out"),
@@ -152,9 +163,8 @@ def test_cli_exit_status_and_json_summary(tmp_path):
                           timeout=300)
     assert done.returncode == 1, done.stderr  # finished, with failed tasks
     summary = json.loads(done.stdout)
-    assert (summary["ok"], summary["failed"]) == (2, 2)
-    assert {f["method"] for f in summary["failures"]} == {"first-fit+lpt/fifo",
-                                                          "make-pack(S=1)+lpt/fifo"}
+    assert (summary["ok"], summary["failed"]) == (3, 1)
+    assert {f["method"] for f in summary["failures"]} == {"first-fit+lpt(R=2)/fifo"}
     bad = write_spec(tmp_path / "typo.toml", "name = 'x'\n[[groups]]\nname = 'g'\n"
                      "instances = ['nowhere.json']\nmethods = ['first-fit+lpt/fifo']\n")
     done = subprocess.run([*sweep, str(bad), "--out", str(tmp_path / "out2")],

@@ -177,9 +177,9 @@ def test_gang_methods_refuse_hpc_instances():
 
 
 def test_jann_generator_parameters():
-    source = generator_source("jann", {"io_intensity": 1, "mean_runtime": 1800})
+    source = generator_source("jann", {"io_intensity": 0, "mean_runtime": 1800})
     params = dict(source.params)
-    assert params["io_intensity"] == 1.0 and isinstance(params["io_intensity"], float)
+    assert params["io_intensity"] == 0.0 and isinstance(params["io_intensity"], float)
     assert (params["jobs"], params["nodes"], params["placement"], params["seed"]) == (
         10_000, 320, "random", 0)
     with pytest.raises(SpecError, match="io_intensity"):

@@ -34,11 +34,13 @@ def test_generator_source_builds_the_workload_and_its_copy():
                                           "alpha": 0.5, "seed": 2, "jobs": 9,
                                           "copy_jobs": 4, "copy_iterations": 2})
     assert build_instance(cut) == prefix_copy(want, 4, 2)
-    # an integer alpha names the same source as the float
-    assert generator_source("ijhpca2023", {"family": "mira", "profile": "bn",
-                                           "alpha": 1, "seed": 0}).params == \
+    # an integer names the same source as the float (alpha is in (0, 1),
+    # which holds no integer: the coercion is shown on tucan's batch)
+    assert generator_source("tucan", {"batch": 1}).params == \
+        generator_source("tucan", {"batch": 1.0}).params
+    with pytest.raises(SpecError, match=r"instance.alpha=1.0 must be < 1"):
         generator_source("ijhpca2023", {"family": "mira", "profile": "bn",
-                                        "alpha": 1.0, "seed": 0}).params
+                                        "alpha": 1, "seed": 0})
 
 
 @pytest.mark.parametrize("params, fragment", [

@@ -12,7 +12,7 @@ arrives, shows progress (:mod:`.progress`), and writes the tables
 the spec asks for. One function runs a task's method
 (:func:`.execute.resolve_method`).
 
-Modules: ``task``, ``sources``, ``execute``, ``store``, ``spec``,
+Modules: ``task``, ``sources``, ``execute``, ``store``, ``folder_lock``, ``spec``,
 ``executors/`` (``local``, ``dask_executor``, ``slurm``), ``progress``,
 ``runner``, ``summary``, ``figures``, ``reports/``, ``atomic``,
 ``cli_entry`` (``opt-sched sweep``).

@@ -7,7 +7,10 @@ opt_sched.campaign`` runs it on its own (:func:`main`).
 Exit status: 0 every task of the spec succeeded; 1 the sweep finished but
 some tasks failed (``failures.csv`` and the summary list them); 2 bad
 input (a bad spec, an option, an output folder that already holds results
-without ``--resume``); 3 an internal error.
+without ``--resume``, another campaign's folder, a folder another sweep is
+running into, a damaged results store); 3 an internal error; 130
+interrupted by Ctrl-C or ``SIGTERM`` (the finished tasks are kept: rerun
+with ``--resume``).
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import argparse
 import contextlib
 import json
 import math
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..cli.arguments import positive_int
@@ -89,8 +94,34 @@ def make_executor(args: argparse.Namespace) -> Any:
     return LocalExecutor(args.workers)
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    """A ``SIGTERM`` handler: stop the sweep as Ctrl-C does."""
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """While inside, ``SIGTERM`` (``kill``, a batch system's stop) raises
+    :class:`KeyboardInterrupt`: the sweep stops its workers, keeps its
+    finished tasks and exits 130 with one line, as on Ctrl-C. Only the main
+    thread can install a handler; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the sweep the arguments describe; the exit status."""
+    with terminate_as_interrupt():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     import os
 
     from .runner import run_sweep
@@ -103,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     execution = execution_spec(args)
     spec = load_spec(args.spec, execution=execution)
     executor = make_executor(args)
+    finished = False
     try:
         with open(os.devnull, "w") as devnull:
             result = run_sweep(spec, args.out, executor=executor, resume=args.resume,
@@ -110,8 +142,10 @@ def run(args: argparse.Namespace) -> int:
                                chunk_size=args.chunk_size,
                                progress=False if args.quiet else None,
                                progress_stream=devnull if args.quiet else None)
+        finished = True
     finally:
-        executor.close()
+        # interrupted or failed: do not wait for the chunks in flight
+        executor.close(cancel=not finished)
     if args.json:
         print(json.dumps(_jsonable(result.to_dict()), indent=1))
     else:

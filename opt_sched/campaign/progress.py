@@ -88,8 +88,10 @@ class Progress:
             self._last = now
             print(self.line(), file=self.stream, flush=True)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        """Stop the bar, or print the last line (not when the sweep stopped
+        on an error or an interruption: its own one line says it)."""
         if self._bar is not None:
             self._bar.stop()
-        else:
+        elif exc_type is None:
             print(self.line(), file=self.stream, flush=True)

@@ -1,8 +1,12 @@
 """Run a sweep: skip finished tasks, dispatch the rest, record, summarise.
 
+0. Take the folder's lock (:mod:`.folder_lock`): a second sweep into the
+   same ``out`` is refused while the first runs.
 1. Open (or create) ``<out>/results.sqlite``. If it already holds results
    and ``resume`` is false, stop with an :class:`OptionError`: results are
-   never overwritten or silently mixed with another campaign's. With
+   never overwritten. If they are another campaign's (another spec
+   ``name``), stop even with ``resume``: two campaigns are never mixed in
+   one store. With
    ``resume`` (``--resume``; harmless on a new folder, so batch scripts
    always pass it) every finished task, ``ok`` or ``failed``, is skipped;
    ``retry_failed`` runs the failed ones again.
@@ -36,6 +40,7 @@ from .execute import TaskResult, one_line, run_chunk, worker_name
 from .executors import Executor
 from .executors.local import LocalExecutor
 from .figures import write_figures
+from .folder_lock import hold_folder
 from .progress import Progress
 from .reports import write_report
 from .sources import family
@@ -44,7 +49,11 @@ from .store import STORE_FILE, ResultStore
 from .summary import failures_table, tasks_table, write_tables
 from .task import Task
 
-__all__ = ["SweepResult", "chunk_tasks", "pending_tasks", "run_sweep", "write_outputs"]
+__all__ = ["SPEC_NAME", "SweepResult", "check_folder", "chunk_tasks", "pending_tasks",
+           "run_sweep", "write_outputs"]
+
+SPEC_NAME = "spec_name"
+"""The store's meta entry naming the campaign (the spec's ``name``)."""
 
 
 @dataclass
@@ -100,6 +109,30 @@ def _lost(chunk: list[Task], err: BaseException) -> list[TaskResult]:
                        worker_name()) for t in chunk]
 
 
+def check_folder(spec: Spec, store: ResultStore, out: Path, resume: bool) -> None:
+    """Refuse a folder that holds another campaign's results, or results
+    at all without ``resume``.
+
+    Raises
+    ------
+    OptionError
+        One line naming ``--out`` and what it holds.
+    """
+    held = store.count()
+    if not held:
+        return
+    owner = store.meta(SPEC_NAME)
+    if owner is not None and owner != spec.name:
+        raise OptionError(
+            f"--out={str(out)!r} belongs to another campaign ({owner!r}, "
+            f"{held} task results), not to {spec.name!r}: choose another --out")
+    if not resume:
+        raise OptionError(
+            f"--out={str(out)!r} already holds {held} task results "
+            f"({STORE_FILE}); pass --resume to continue it (finished "
+            f"tasks are skipped) or choose another --out")
+
+
 def write_outputs(spec: Spec, store: ResultStore, out: Path
                   ) -> tuple[pd.DataFrame, list[Path]]:
     """Tables, figures and reports of ``spec`` from ``store`` into ``out``."""
@@ -141,9 +174,10 @@ def run_sweep(spec: Spec, out: str | Path, *, executor: Executor | None = None,
     Raises
     ------
     OptionError
-        ``out`` holds results and ``resume`` is false.
+        ``out`` holds results and ``resume`` is false, holds another
+        campaign's results, or another sweep runs into it now.
     OutputError
-        ``out`` or its store cannot be written.
+        ``out`` or its store cannot be written, or the store is damaged.
     """
     start = time.perf_counter()
     out = Path(out)
@@ -154,18 +188,14 @@ def run_sweep(spec: Spec, out: str | Path, *, executor: Executor | None = None,
                           f"({err.strerror})") from None
     store_path = out / STORE_FILE
     executor_owned = executor is None
+    finished = False
     try:
-        with ResultStore(store_path) as store:
-            held = store.count()
-            if held and not resume:
-                raise OptionError(
-                    f"--out={str(out)!r} already holds {held} task results "
-                    f"({STORE_FILE}); pass --resume to continue it (finished "
-                    f"tasks are skipped) or choose another --out")
+        with hold_folder(out), ResultStore(store_path) as store:
+            check_folder(spec, store, out, resume)
             if spec.path is not None:
                 with atomic_path(out / "spec.toml") as tmp:
                     shutil.copyfile(spec.path, tmp)
-            store.set_meta("spec_name", spec.name)
+            store.set_meta(SPEC_NAME, spec.name)
             done = store.ok_keys() if retry_failed else store.finished_keys()
             todo = pending_tasks(spec.tasks, done)
             unique = len({t.key for t in spec.tasks})
@@ -183,9 +213,11 @@ def run_sweep(spec: Spec, out: str | Path, *, executor: Executor | None = None,
                         failed = sum(r.status == "failed" for r in results)
                         bar.advance(len(results) - failed, failed)
             tasks, files = write_outputs(spec, store, out)
+        finished = True
     finally:
         if executor is not None and executor_owned:
-            executor.close()
+            # interrupted or failed: the chunks in flight are abandoned
+            executor.close(cancel=not finished)
     counts = tasks.drop_duplicates("key")["status"].value_counts()
     return SweepResult(
         spec=spec.name, out=out, total=unique, skipped=unique - len(todo),

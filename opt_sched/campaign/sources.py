@@ -3,10 +3,16 @@
 A generator is a name, its typed parameters and a function that builds the
 instance. Parameters are coerced when the spec is loaded (``batch = 1`` and
 ``batch = 1.0`` name the same instance, so they hash the same); a value of
-the wrong type or a missing or unknown parameter is a :class:`SpecError`
-naming the key and the value. Values out of range (``alpha_gen = -1``) are
-the generator's business: they fail when the task runs and are recorded as
-a failed task.
+the wrong type, out of its declared range (``seed = -1``, ``batch = 0``,
+``io_intensity = 2``), or a missing or unknown parameter is a
+:class:`SpecError` naming the key and the value, raised when the spec is
+loaded, before anything runs. The ranges below are the generators' own
+checks; a generator may still refuse a combination when the task runs
+(a failed task).
+
+Each generator makes one kind of workload (:func:`workload_kind`): an HPC
+:class:`~opt_sched.instance.Instance` (``"hpc"``), or a gang workload for
+seed 004's gang schedulers (``"gang"``: ``jann``, ``gang-kth``).
 
 Generators
 ----------
@@ -81,6 +87,7 @@ __all__ = [
     "family",
     "file_source",
     "generator_source",
+    "workload_kind",
 ]
 
 
@@ -97,16 +104,32 @@ class Parameter:
     required: bool = True
     default: Any = None
     choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    exclusive_minimum: float | None = None
+    maximum: float | None = None
+    exclusive_maximum: float | None = None
+
+
+def _int_at_least(name: str, low: int, **kw: Any) -> Parameter:
+    """An ``int`` parameter ``>= low``."""
+    return Parameter(name, "int", minimum=low, **kw)
+
+
+def _positive(name: str, **kw: Any) -> Parameter:
+    """A ``float`` parameter ``> 0``."""
+    return Parameter(name, "float", exclusive_minimum=0, **kw)
 
 
 @dataclass(frozen=True)
 class Generator:
-    """A seeded workload generator (see the module docstring)."""
+    """A seeded workload generator (see the module docstring); ``workload``
+    is the kind it makes, ``"hpc"`` or ``"gang"``."""
 
     name: str
     params: tuple[Parameter, ...]
     build: Callable[[Mapping[str, Any]], Instance]
     platform_params: tuple[str, ...] = ()
+    workload: str = "hpc"
 
 
 @lru_cache(maxsize=16)
@@ -181,54 +204,80 @@ def _build_gang_kth(params: Mapping[str, Any]) -> Any:
 
 _PLACEMENT = Parameter("placement", "str", required=False, default="random",
                        choices=("random", "contiguous"))
+_SEED = _int_at_least("seed", 0)
+_OPTIONAL_SEED = _int_at_least("seed", 0, required=False, default=0)
+_OPTIONAL_JOBS = _int_at_least("jobs", 1, required=False, default=None)
 
 GENERATORS: dict[str, Generator] = {
     "ics2020": Generator(
         "ics2020",
-        (Parameter("alpha_gen", "float"), Parameter("seed", "int"),
-         Parameter("io_nodes", "int", required=False, default=1),
-         Parameter("n_jobs", "int", required=False, default=None)),
+        (_positive("alpha_gen"), _SEED,
+         _int_at_least("io_nodes", 1, required=False, default=1),
+         _int_at_least("n_jobs", 1, required=False, default=None)),
         _build_ics2020, platform_params=("io_nodes",)),
-    "tucan": Generator("tucan", (Parameter("batch", "float"),), _build_tucan),
+    "tucan": Generator("tucan", (_positive("batch"),), _build_tucan),
     "ijhpca2023": Generator(
         "ijhpca2023",
         (Parameter("family", "str", choices=("mira", "uniform")),
          Parameter("profile", "str", choices=("bn", "no")),
-         Parameter("alpha", "float"), Parameter("seed", "int"),
+         Parameter("alpha", "float", exclusive_minimum=0, exclusive_maximum=1),
+         _SEED,
          Parameter("variant", "str", required=False, default="calibrated",
                    choices=("calibrated", "literal")),
-         Parameter("jobs", "int", required=False, default=100),
-         Parameter("copy_jobs", "int", required=False, default=None),
-         Parameter("copy_iterations", "int", required=False, default=None)),
+         _int_at_least("jobs", 1, required=False, default=100),
+         _int_at_least("copy_jobs", 1, required=False, default=None),
+         _int_at_least("copy_iterations", 1, required=False, default=None)),
         _build_ijhpca2023),
     "goponenko": Generator(
         "goponenko",
-        (Parameter("workload", "int"),
-         Parameter("nodes", "int", required=False, default=256),
-         Parameter("repeats", "int", required=False, default=None)),
+        (Parameter("workload", "int", minimum=1, maximum=2),
+         _int_at_least("nodes", 8, required=False, default=256),  # write x 8 jobs
+         _int_at_least("repeats", 1, required=False, default=None)),
         _build_goponenko),
     "kth-sp2": Generator(
         "kth-sp2",
-        (Parameter("alpha", "float"),
-         Parameter("seed", "int", required=False, default=0),
-         Parameter("bandwidth", "float", required=False, default=20.0),
-         Parameter("jobs", "int", required=False, default=None)),
+        (_positive("alpha"), _OPTIONAL_SEED,
+         _positive("bandwidth", required=False, default=20.0), _OPTIONAL_JOBS),
         _build_kth),
     "jann": Generator(
         "jann",
-        (Parameter("io_intensity", "float", choices=("mixed",)),
-         Parameter("mean_runtime", "float"),
-         Parameter("seed", "int", required=False, default=0),
-         Parameter("jobs", "int", required=False, default=10_000), _PLACEMENT,
-         Parameter("nodes", "int", required=False, default=320),
-         Parameter("mean_interarrival", "float", required=False, default=583.0)),
-        _build_jann),
+        (Parameter("io_intensity", "float", choices=("mixed",), minimum=0,
+                   exclusive_maximum=1),
+         _positive("mean_runtime"), _OPTIONAL_SEED,
+         _int_at_least("jobs", 1, required=False, default=10_000), _PLACEMENT,
+         _int_at_least("nodes", 1, required=False, default=320),
+         _positive("mean_interarrival", required=False, default=583.0)),
+        _build_jann, workload="gang"),
     "gang-kth": Generator(
-        "gang-kth",
-        (Parameter("seed", "int", required=False, default=0), _PLACEMENT,
-         Parameter("jobs", "int", required=False, default=None)),
-        _build_gang_kth),
+        "gang-kth", (_OPTIONAL_SEED, _PLACEMENT, _OPTIONAL_JOBS), _build_gang_kth,
+        workload="gang"),
 }
+
+
+def workload_kind(source: InstanceSource) -> str:
+    """``"gang"`` for a gang workload (generators ``jann``, ``gang-kth``),
+    ``"hpc"`` for an HPC instance (a file, another generator), ``"none"``
+    for an experiment (it runs its own methods)."""
+    if source.experiment is not None:
+        return "none"
+    if source.generator is None:
+        return "hpc"
+    return GENERATORS[source.generator].workload
+
+
+def _check_range(where: str, value: Any, declared: Any) -> None:
+    """Raise a :class:`SpecError` if number ``value`` is outside the range
+    ``declared`` (a :class:`Parameter`) gives; words pass."""
+    if isinstance(value, str):
+        return
+    checks = (("minimum", ">=", lambda b: value >= b),
+              ("exclusive_minimum", ">", lambda b: value > b),
+              ("maximum", "<=", lambda b: value <= b),
+              ("exclusive_maximum", "<", lambda b: value < b))
+    for attribute, sign, holds in checks:
+        bound = getattr(declared, attribute, None)
+        if bound is not None and not holds(bound):
+            raise SpecError(f"{where}={value!r} must be {sign} {bound:g}")
 
 
 def _coerce(where: str, kind: str, value: Any,
@@ -277,8 +326,11 @@ def resolve_params(where: str, owner: str, params: Mapping[str, Any],
     values: dict[str, Any] = {}
     for p in declared:
         if p.name in params:
-            values[p.name] = _coerce(f"{where}.{p.name}", p.kind, params[p.name],
-                                     getattr(p, "choices", ()))
+            value = _coerce(f"{where}.{p.name}", p.kind, params[p.name],
+                            getattr(p, "choices", ()))
+            if value is not None:
+                _check_range(f"{where}.{p.name}", value, p)
+            values[p.name] = value
         elif p.required:
             raise SpecError(f"{where}.{p.name} is missing ({owner} needs it)")
         elif keep_none or p.default is not None:

@@ -31,6 +31,7 @@ parameters are) and the group's seeds.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -43,7 +44,7 @@ from typing import Any
 from ..errors import SpecError
 from .execute import resolve_method
 from .experiments import experiment_sources
-from .sources import file_source, generator_source
+from .sources import file_source, generator_source, workload_kind
 from .task import EXTRA_METRICS, InstanceSource, Limits, Task
 
 if sys.version_info >= (3, 11):
@@ -54,6 +55,7 @@ else:  # pragma: no cover - Python 3.10
 __all__ = [
     "AGGREGATES",
     "BUILTIN_TABLES",
+    "MAX_TASKS",
     "FigureSpec",
     "PivotSpec",
     "Spec",
@@ -64,6 +66,11 @@ __all__ = [
 BUILTIN_TABLES = ("tasks", "methods", "failures")
 """``tasks.csv`` (one row per task), ``methods.csv`` (per group and method:
 counts and means), ``failures.csv`` (the failed tasks and their errors)."""
+
+MAX_TASKS = 100_000
+"""The most tasks a spec may expand to. A larger grid is refused before it
+is expanded: listing a million tasks takes minutes before anything runs,
+and running them days; split such a campaign into several specs."""
 
 AGGREGATES = ("mean", "median", "geomean", "min", "max", "count")
 FIGURE_KINDS = ("line", "scatter")
@@ -207,13 +214,43 @@ def _values(where: str, value: Any) -> list[Any]:
     return [value]
 
 
-def _sources(where: str, entry: Any, base: Path, *, expand: bool = True
+class _TaskCount:
+    """The tasks a spec expands to so far; refuses to go past ``limit``
+    before the tasks are built (:data:`MAX_TASKS`)."""
+
+    def __init__(self, limit: int = MAX_TASKS) -> None:
+        self.limit = limit
+        self.total = 0
+
+    def add(self, where: str, count: int) -> None:
+        """Count ``count`` more tasks, from the spec entry ``where``.
+
+        Raises
+        ------
+        SpecError
+            The spec would expand to more than ``limit`` tasks.
+        """
+        self.total += count
+        if self.total > self.limit:
+            raise SpecError(f"{where} brings the spec to {self.total:,} tasks, more "
+                            f"than the limit of {self.limit:,} per spec (split the "
+                            f"campaign into several specs)")
+
+
+def _sources(where: str, entry: Any, base: Path, *, expand: bool = True,
+             count: _TaskCount | None = None, per_source: int = 1
              ) -> list[InstanceSource]:
+    """The instance sources of an ``instances`` entry; with ``count``, their
+    ``per_source`` tasks each are counted before the sources are built."""
     if isinstance(entry, str):
+        if count is not None:
+            count.add(where, per_source)
         return [file_source(_resolve(base, entry), where)]
     data = _table(where, entry)
     if "file" in data:
         _only(where, data, ("file",))
+        if count is not None:
+            count.add(where, per_source)
         return [file_source(_resolve(base, _string(f"{where}.file", data["file"])),
                             f"{where}.file")]
     if "generator" not in data:
@@ -228,8 +265,48 @@ def _sources(where: str, entry: Any, base: Path, *, expand: bool = True
             if isinstance(data[key], (Mapping, list)):
                 raise _fail(f"{where}.{key}", data[key], "must be a scalar here")
             axes.append([data[key]])
+    if count is not None:
+        count.add(where, math.prod(len(axis) for axis in axes) * per_source)
     return [generator_source(name, dict(zip(keys, combo)), where)
             for combo in itertools.product(*axes)]
+
+
+@functools.lru_cache(maxsize=256)
+def _method_kind(method: str) -> str:
+    """``"gang"`` for seed 004's gang schedulers, else ``"hpc"``: the kind
+    of workload the method schedules (:func:`.sources.workload_kind`)."""
+    from .. import methods
+    from ..methods.gang import GANG_METHODS
+
+    gang = {entry.name for entry in GANG_METHODS}
+    return "gang" if methods.method(method).entry.name in gang else "hpc"
+
+
+def _check_applies(where: str, method: str,
+                   sources: Sequence[InstanceSource]) -> None:
+    """Refuse ``method`` if it schedules another kind of workload than one
+    of ``sources`` (a gang scheduler on an HPC instance, or the reverse):
+    such a task could only fail.
+
+    Raises
+    ------
+    SpecError
+        One line naming the method and the first such instance.
+    """
+    wanted = _method_kind(method)
+    other = next((s for s in sources if workload_kind(s) != wanted), None)
+    if other is None:
+        return
+    if wanted == "gang":
+        why = ("does not apply: it schedules a gang workload (generators jann, "
+               f"gang-kth), not an HPC instance like {other.label}")
+    else:
+        from ..methods.gang import GANG_METHODS
+
+        why = (f"does not apply: it schedules an HPC instance, not the gang "
+               f"workload {other.label} (for it: "
+               f"{', '.join(e.name for e in GANG_METHODS)})")
+    raise _fail(where, method, why)
 
 
 def _execution(where: str, value: Any, default: tuple = ()) -> tuple:
@@ -348,7 +425,7 @@ def _pivots(where: str, value: Any) -> tuple[PivotSpec, ...]:
 
 
 def _experiment_group(w: str, data_g: Mapping[str, Any], names: set[str],
-                      first: int) -> list[Task]:
+                      first: int, count: _TaskCount) -> list[Task]:
     """The tasks of a group that names an experiment."""
     _only(w, data_g, ("name", "experiment", "seeds"))
     if "name" not in data_g:
@@ -364,9 +441,10 @@ def _experiment_group(w: str, data_g: Mapping[str, Any], names: set[str],
     name = _string(f"{where}.name", table["name"])
     keys = [k for k in table if k != "name"]
     axes = [_values(f"{where}.{k}", table[k]) for k in keys]
+    seeds = _seeds(f"{w}.seeds", data_g.get("seeds", [0]))
+    count.add(where, math.prod(len(axis) for axis in axes) * len(seeds))
     combos = [dict(zip(keys, combo)) for combo in itertools.product(*axes)]
     sources = experiment_sources(where, name, combos)
-    seeds = _seeds(f"{w}.seeds", data_g.get("seeds", [0]))
     return [Task(source, name, seed, Limits(), (), group=gname,
                  index=first + n * len(seeds) + s)
             for n, source in enumerate(sources) for s, seed in enumerate(seeds)]
@@ -409,13 +487,14 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
 
     tasks: list[Task] = []
     names: set[str] = set()
+    count = _TaskCount()
     for g, group in enumerate(groups):
         w = f"groups[{g}]"
         data_g = _table(w, group)
         _only(w, data_g, ("name", "instances", "methods", "seeds", "metrics", "limits",
                           "execution", "experiment"))
         if "experiment" in data_g:
-            tasks.extend(_experiment_group(w, data_g, names, len(tasks)))
+            tasks.extend(_experiment_group(w, data_g, names, len(tasks), count))
             continue
         for key in ("name", "instances", "methods"):
             if key not in data_g:
@@ -427,11 +506,14 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
         entries = data_g["instances"]
         if not isinstance(entries, list) or not entries:
             raise _fail(f"{w}.instances", entries, "must be a non-empty list")
-        sources = [s for n, e in enumerate(entries)
-                   for s in _sources(f"{w}.instances[{n}]", e, base)]
         methods = [_method(f"{w}.methods[{n}]", m) for n, m in
                    enumerate(_strings(f"{w}.methods", data_g["methods"]))]
         seeds = _seeds(f"{w}.seeds", data_g.get("seeds", [0]))
+        sources = [s for n, e in enumerate(entries)
+                   for s in _sources(f"{w}.instances[{n}]", e, base, count=count,
+                                     per_source=len(methods) * len(seeds))]
+        for n, method in enumerate(methods):
+            _check_applies(f"{w}.methods[{n}]", method, sources)
         metrics = (_strings(f"{w}.metrics", data_g["metrics"], allowed=EXTRA_METRICS,
                             nonempty=False) if "metrics" in data_g else ())
         glimits = _limits(f"{w}.limits", data_g.get("limits", {}), limits)
@@ -450,13 +532,16 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
             if key not in data_t:
                 raise SpecError(f"{w}.{key} is missing")
         gname = _string(f"{w}.group", data_t.get("group", "tasks"), name=True)
-        (source,) = _sources(f"{w}.instance", data_t["instance"], base, expand=False)
+        (source,) = _sources(f"{w}.instance", data_t["instance"], base, expand=False,
+                             count=count)
+        method = _method(f"{w}.method", data_t["method"])
+        _check_applies(f"{w}.method", method, [source])
         seed = data_t.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise _fail(f"{w}.seed", seed, "must be an integer >= 0")
         metrics = (_strings(f"{w}.metrics", data_t["metrics"], allowed=EXTRA_METRICS,
                             nonempty=False) if "metrics" in data_t else ())
-        tasks.append(Task(source, _method(f"{w}.method", data_t["method"]), seed,
+        tasks.append(Task(source, method, seed,
                           _limits(f"{w}.limits", data_t.get("limits", {}), limits),
                           metrics,
                           _execution(f"{w}.execution", data_t.get("execution"),
@@ -490,6 +575,10 @@ def load_spec(path: str | Path, execution: Any = None) -> Spec:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
         raise SpecError(f"{path}: cannot read the spec ({err.strerror})") from None
+    except UnicodeDecodeError as err:
+        raise SpecError(f"{path}: the spec is not UTF-8 text (byte "
+                        f"{err.object[err.start]:#04x} at offset {err.start}); a "
+                        f"spec is a TOML file") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:

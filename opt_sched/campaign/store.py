@@ -39,6 +39,16 @@ A rerun reads the keys of the finished rows (status ``ok`` or ``failed``)
 and skips them; ``running`` rows (in flight when the sweep died) run again.
 The ``attempts`` counter, incremented when a task is dispatched, shows it.
 
+A damaged store
+---------------
+Damage that no kill can cause (a disk error, a file truncated or
+overwritten by another program) is found when the store is opened
+(``PRAGMA quick_check``) or read, and stops the sweep with one line
+(:class:`StoreDamagedError`, exit status 2) that says how to recover: run
+the spec into a new ``--out`` folder, after copying what can still be read
+with ``sqlite3 OLD .recover | sqlite3 NEW/results.sqlite`` if wanted
+(``--resume`` then skips those tasks).
+
 SQLite's WAL needs a file system with working locks and shared memory
 (any local disk; not NFS). Put ``--out`` on such a disk on the machine
 that runs the sweep; the workers never touch it. Copy a live store with
@@ -47,6 +57,7 @@ that runs the sweep; the workers never touch it. Copy a live store with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -58,7 +69,7 @@ from ..errors import OutputError
 from .execute import TaskResult
 from .task import Task, canonical_json
 
-__all__ = ["STORE_FILE", "ResultStore"]
+__all__ = ["STORE_FILE", "ResultStore", "StoreDamagedError"]
 
 STORE_FILE = "results.sqlite"
 
@@ -88,6 +99,29 @@ def _task_json(task: Task) -> str:
     return canonical_json(data)
 
 
+class StoreDamagedError(OutputError):
+    """The results store is corrupt (a damaged page, a garbage header)."""
+
+
+def _damaged(path: Path, err: sqlite3.Error) -> StoreDamagedError:
+    """The one-line error of a damaged store at ``path``: what SQLite said
+    and how to recover."""
+    return StoreDamagedError(
+        f"{path}: the results store is damaged ({err}); run the spec into a new "
+        f"--out folder (to keep the rows that can still be read: sqlite3 {path} "
+        f".recover | sqlite3 NEW/{STORE_FILE}, then --resume --out NEW)")
+
+
+def _is_damage(err: sqlite3.Error) -> bool:
+    """Whether ``err`` reports a corrupt database (``SQLITE_CORRUPT``,
+    ``SQLITE_NOTADB``) rather than, e.g., a full disk or a lock."""
+    name = getattr(err, "sqlite_errorname", None)  # Python 3.11+
+    if name is not None:
+        return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+    text = str(err)
+    return "malformed" in text or "not a database" in text
+
+
 def _code_version() -> str:
     from .. import __version__
 
@@ -104,6 +138,8 @@ class ResultStore:
 
     Raises
     ------
+    StoreDamagedError
+        The file is not an SQLite database or fails its integrity check.
     OutputError
         The file cannot be created, opened or put in WAL mode.
     """
@@ -117,37 +153,68 @@ class ResultStore:
                 raise OutputError(f"{self.path}: journal_mode=WAL refused (got "
                                   f"{mode!r}); put --out on a local disk")
             self._db.execute("PRAGMA synchronous=FULL")
+            self._check_integrity()
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as err:
+            self._close_quietly()
+            if _is_damage(err):
+                raise _damaged(self.path, err) from None
             raise OutputError(f"{self.path}: cannot open the results store "
                               f"({err})") from None
+        except OutputError:
+            self._close_quietly()
+            raise
         self._version = _code_version()
+
+    def _check_integrity(self) -> None:
+        """Raise :class:`StoreDamagedError` if ``PRAGMA quick_check`` finds
+        a damaged page (it reads every page once: milliseconds for the
+        stores of real campaigns)."""
+        problems = [row[0] for row in self._db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            lines = [line for problem in problems for line in problem.splitlines()
+                     if line.strip() and not line.startswith("***")]
+            raise _damaged(self.path, sqlite3.DatabaseError(
+                f"quick_check: {lines[0] if lines else problems[0]}"))
+
+    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """The rows of a query; a damaged store raises
+        :class:`StoreDamagedError`."""
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as err:
+            if _is_damage(err):
+                raise _damaged(self.path, err) from None
+            raise OutputError(f"{self.path}: cannot read the results store "
+                              f"({err})") from None
 
     # -- reading -------------------------------------------------------------------
     def finished_keys(self) -> set[str]:
         """Keys of the tasks with a final status (``ok`` or ``failed``)."""
-        cur = self._db.execute("SELECT key FROM tasks WHERE status IN ('ok', 'failed')")
-        return {key for (key,) in cur}
+        rows = self._read("SELECT key FROM tasks WHERE status IN ('ok', 'failed')")
+        return {key for (key,) in rows}
 
     def ok_keys(self) -> set[str]:
-        cur = self._db.execute("SELECT key FROM tasks WHERE status = 'ok'")
-        return {key for (key,) in cur}
+        """Keys of the tasks that succeeded."""
+        return {key for (key,) in self._read("SELECT key FROM tasks "
+                                             "WHERE status = 'ok'")}
 
     def count(self, status: str | None = None) -> int:
+        """How many rows (with ``status``, if given)."""
         if status is None:
-            return self._db.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
-        return self._db.execute("SELECT COUNT(*) FROM tasks WHERE status = ?",
-                                (status,)).fetchone()[0]
+            return self._read("SELECT COUNT(*) FROM tasks")[0][0]
+        return self._read("SELECT COUNT(*) FROM tasks WHERE status = ?",
+                          (status,))[0][0]
 
     def rows(self, keys: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
         """``key -> {status, attempts, metrics (dict), error, wall_time,
         worker, task (dict)}`` for ``keys`` (default: every row)."""
-        cur = self._db.execute(
+        found = self._read(
             "SELECT key, task, status, attempts, metrics, error, wall_time, worker "
             "FROM tasks")
         wanted = None if keys is None else set(keys)
         out: dict[str, dict[str, Any]] = {}
-        for key, task, status, attempts, metrics, error, wall, worker in cur:
+        for key, task, status, attempts, metrics, error, wall, worker in found:
             if wanted is not None and key not in wanted:
                 continue
             out[key] = {"status": status, "attempts": attempts,
@@ -157,9 +224,8 @@ class ResultStore:
         return out
 
     def meta(self, name: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE name = ?",
-                               (name,)).fetchone()
-        return None if row is None else row[0]
+        rows = self._read("SELECT value FROM meta WHERE name = ?", (name,))
+        return rows[0][0] if rows else None
 
     # -- writing -------------------------------------------------------------------
     def set_meta(self, name: str, value: str) -> None:
@@ -194,12 +260,23 @@ class ResultStore:
             self._db.execute("COMMIT")
         except sqlite3.Error as err:
             if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+            if _is_damage(err):
+                raise _damaged(self.path, err) from None
             raise OutputError(f"{self.path}: cannot write the results store "
                               f"({err})") from None
 
     def close(self) -> None:
+        """Close the connection (a second call does nothing)."""
         self._db.close()
+
+    def _close_quietly(self) -> None:
+        """Close the connection, if it was opened (a failed ``__init__``)."""
+        db = getattr(self, "_db", None)
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
 
     def __enter__(self) -> ResultStore:
         return self

@@ -39,8 +39,9 @@ class Executor(Protocol):
         """Yield ``(chunk, fn(chunk) or the exception)`` as chunks finish."""
         ...
 
-    def close(self) -> None:
-        """Release the workers."""
+    def close(self, *, cancel: bool = False) -> None:
+        """Release the workers; ``cancel`` (an interrupted sweep): at once,
+        without waiting for the chunks in flight."""
         ...
 
 

@@ -74,7 +74,7 @@ class DaskExecutor:
         try:
             target = self._cluster if self._cluster is not None else address
             self.client = Client(target, timeout="30s")
-        except OSError as err:
+        except (OSError, ValueError) as err:  # unreachable; a malformed address
             self.close()
             raise OptionError(f"--dask={address!r}: cannot reach the scheduler "
                               f"({err})") from None
@@ -114,7 +114,9 @@ class DaskExecutor:
             yield chunk, outcome
             fill()
 
-    def close(self) -> None:
+    def close(self, *, cancel: bool = False) -> None:
+        """Close the client and the cluster this executor started (the
+        cluster's workers stop with it; ``cancel`` changes nothing here)."""
         client = getattr(self, "client", None)
         if client is not None:
             client.close()

@@ -13,15 +13,47 @@ as failed; ``--retry-failed`` runs them again) and a new pool takes over.
 
 ``workers = 1`` runs every chunk in the driver's own process (no pool),
 which is the easiest to debug.
+
+Workers die with their driver
+-----------------------------
+However the driver ends, its workers must not outlive it: they would hold
+the terminal's or the pipe's stdout (``sweep ... | tee log`` would never
+end) and keep the fork server and the resource tracker alive with them.
+So each worker, when it starts (:func:`_start_worker`):
+
+- watches the driver: a thread waits on a *pidfd* of the driver (Linux
+  5.3+; elsewhere it polls the pid twice a second) and ends the worker as
+  soon as the driver has exited, even by ``SIGKILL``;
+- ignores ``SIGINT``: Ctrl-C in a terminal reaches the whole process
+  group, and stopping is the driver's business (no traceback per worker);
+- writes its stdout to its stderr, so that stray prints never mix with the
+  driver's output (``--json``) nor hold its stdout;
+- goes back to the driver's current folder.
+
+An interrupted driver (Ctrl-C, ``SIGTERM``) does not wait for the chunks in
+flight: ``close(cancel=True)`` kills the workers at once.
+
+The fork server is started in the folder that holds the installed
+:mod:`opt_sched` package (:func:`_start_fork_server`). It runs ``python -c``,
+which puts the current folder first on ``sys.path``, so a current folder
+holding an ``opt_sched/`` folder (a checkout's parent) would otherwise
+shadow the package in every worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import select
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 from ...errors import OptionError
@@ -30,14 +62,80 @@ from . import Outcome
 __all__ = ["LocalExecutor"]
 
 _PRELOAD = ["opt_sched.campaign.executors.warm"]
+_POLL = 0.5  # seconds between two looks at the driver, without a pidfd
+
+
+def _package_home() -> str:
+    """The folder that holds the imported ``opt_sched`` package."""
+    import opt_sched
+
+    return str(Path(opt_sched.__file__).resolve().parents[1])
+
+
+@contextlib.contextmanager
+def _working_folder(path: str) -> Iterator[None]:
+    """Run the block with ``path`` as the current folder (or in place, if
+    it cannot be entered)."""
+    previous = os.getcwd()
+    try:
+        os.chdir(path)
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def _start_fork_server() -> None:
+    """Start the fork server (if it is not running) from the package's
+    folder, where ``import opt_sched`` finds this very package (see the
+    module docstring); its workers go back to the driver's folder."""
+    from multiprocessing import forkserver
+
+    with _working_folder(_package_home()):
+        forkserver.ensure_running()
 
 
 def _context() -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(_PRELOAD)
+        _start_fork_server()
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def _exit_when_gone(driver: int) -> None:
+    """Block until process ``driver`` has exited, then end this process."""
+    try:
+        handle = os.pidfd_open(driver)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # not Linux 5.3+: poll the pid
+        while True:
+            try:
+                os.kill(driver, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+            time.sleep(_POLL)
+    select.select([handle], [], [])  # readable once the driver has exited
+    os._exit(1)
+
+
+def _start_worker(driver: int, folder: str) -> None:
+    """The initializer of every worker process (see the module docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    with contextlib.suppress(OSError):
+        os.chdir(folder)
+    threading.Thread(target=_exit_when_gone, args=(driver,), daemon=True,
+                     name="opt-sched-driver-watch").start()
 
 
 class LocalExecutor:
@@ -55,7 +153,9 @@ class LocalExecutor:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         self._pool = ProcessPoolExecutor(max_workers=self.workers,
-                                         mp_context=_context())
+                                         mp_context=_context(),
+                                         initializer=_start_worker,
+                                         initargs=(os.getpid(), os.getcwd()))
         return self._pool
 
     def run(self, fn: Callable[[list[Any]], list[Any]], chunks: Iterable[list[Any]],
@@ -102,7 +202,25 @@ class LocalExecutor:
                 pool = self._new_pool()
             fill()
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def close(self, *, cancel: bool = False) -> None:
+        """Release the workers: wait for them to finish (and stop), or with
+        ``cancel`` (an interrupted sweep) kill them at once."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if cancel:
+            _kill_workers(pool)
+        # with the workers dead, waiting is short; it lets the pool release
+        # its queues' semaphores (no "leaked semaphore" warning at exit)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """``SIGKILL`` every worker process of ``pool``."""
+    kill = getattr(pool, "kill_workers", None)  # Python 3.14+
+    if kill is not None:
+        kill()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.kill()

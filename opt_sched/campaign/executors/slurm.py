@@ -41,7 +41,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["SLURM_KEYS", "load_slurm_config", "slurm_cluster", "slurm_executor"]
+__all__ = ["SLURM_KEYS", "load_slurm_config", "require_sbatch", "slurm_cluster",
+           "slurm_executor"]
 
 SLURM_KEYS: dict[str, type | tuple[type, ...]] = {
     "queue": str, "account": str, "cores": int, "memory": str, "walltime": str,
@@ -50,6 +51,7 @@ SLURM_KEYS: dict[str, type | tuple[type, ...]] = {
     "job_extra_directives": list, "job_script_prologue": list,
 }
 _REQUIRED = ("queue", "cores", "memory", "walltime", "jobs")
+SUBMIT_COMMAND = "sbatch"  # what dask-jobqueue's SLURMCluster runs per job
 
 
 def load_slurm_config(path: str | Path) -> dict[str, Any]:
@@ -65,6 +67,10 @@ def load_slurm_config(path: str | Path) -> dict[str, Any]:
     except OSError as err:
         raise SpecError(f"{path}: cannot read the Slurm config "
                         f"({err.strerror})") from None
+    except UnicodeDecodeError as err:
+        raise SpecError(f"{path}: the Slurm config is not UTF-8 text (byte "
+                        f"{err.object[err.start]:#04x} at offset {err.start})"
+                        ) from None
     except tomllib.TOMLDecodeError as err:
         raise SpecError(f"{path}: not valid TOML ({err})") from None
     extra = [k for k in data if k != "slurm"]
@@ -117,11 +123,34 @@ def slurm_cluster(config: Mapping[str, Any]) -> Any:
     return SLURMCluster(**kwargs)
 
 
+def require_sbatch(path: str | Path) -> None:
+    """Raise a one-line :class:`OptionError` if ``sbatch`` is not on the
+    ``PATH``: every job would fail to start and the sweep would wait for
+    workers forever."""
+    import shutil
+
+    if shutil.which(SUBMIT_COMMAND) is None:
+        from ...errors import OptionError
+
+        raise OptionError(f"--slurm={str(path)!r}: {SUBMIT_COMMAND} is not on the "
+                          f"PATH (run the sweep on a Slurm login node)")
+
+
 def slurm_executor(path: str | Path) -> Any:
-    """A :class:`DaskExecutor` on a ``SLURMCluster`` of ``jobs`` jobs."""
+    """A :class:`DaskExecutor` on a ``SLURMCluster`` of ``jobs`` jobs.
+
+    Raises
+    ------
+    SpecError
+        A bad config file.
+    OptionError
+        Dask, dask-jobqueue or ``sbatch`` is missing.
+    """
     from .dask_executor import DaskExecutor
 
     config = load_slurm_config(path)
+    require_sbatch(path)  # first: importing Dask takes seconds
+    require_dask("--slurm")
     cluster = slurm_cluster(config)
     cluster.scale(jobs=config["jobs"])
     executor = DaskExecutor(cluster=cluster,
