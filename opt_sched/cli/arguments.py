@@ -9,23 +9,43 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 from ..errors import OutputError
 from ..files import check_writable
+from ..limits import MAX_VALUE, MIN_BANDWIDTH, MIN_NORMAL
 
-__all__ = ["add_execution_options", "add_table_options", "execution_spec",
-           "output_path", "positive_float", "positive_int", "seed", "sensibility"]
+__all__ = ["add_execution_options", "add_table_options", "execution_spec", "flag",
+           "given_options", "non_negative_int", "output_path", "positive_float",
+           "positive_int", "rate", "refuse_options", "seed", "sensibility"]
 
 
 def positive_float(text: str) -> float:
-    """A finite number ``> 0`` (time limits, tolerances, multipliers)."""
+    """A finite number ``> 0`` (time limits, tolerances, multipliers), at
+    least the smallest normal float (a subnormal's reciprocal is infinite,
+    :mod:`opt_sched.limits`)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not value > 0 or not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+    if value < MIN_NORMAL:
+        raise argparse.ArgumentTypeError(f"{text!r} is below the smallest normal "
+                                         f"number {MIN_NORMAL:g} (MIN_NORMAL, "
+                                         f"opt_sched.limits)")
+    return value
+
+
+def rate(text: str) -> float:
+    """A bandwidth or rate cap: a number in ``[MIN_BANDWIDTH, MAX_VALUE]``
+    (:mod:`opt_sched.limits`), so that ``volume / rate`` stays finite."""
+    value = positive_float(text)
+    if not MIN_BANDWIDTH <= value <= MAX_VALUE:
+        raise argparse.ArgumentTypeError(f"{text!r} must be in [{MIN_BANDWIDTH:g}, "
+                                         f"{MAX_VALUE:g}] (MIN_BANDWIDTH, MAX_VALUE, "
+                                         f"opt_sched.limits)")
     return value
 
 
@@ -44,6 +64,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An integer ``>= 0`` (budgets, counts that may be zero)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
     return value
 
 
@@ -80,9 +111,9 @@ def add_execution_options(parser: argparse.ArgumentParser,
                             "sharing)" + (f"; default {default}" if default else ""))
     group.add_argument("--share", choices=("equal", "nodes"), default=None,
                        help="shared: split the bandwidth equally or by nodes")
-    group.add_argument("--max-rate", type=positive_float, default=None,
+    group.add_argument("--max-rate", type=rate, default=None,
                        help="shared: cap of one phase's rate (default b)")
-    group.add_argument("--node-rate", type=positive_float, default=None,
+    group.add_argument("--node-rate", type=rate, default=None,
                        help="shared: cap per node of the phase's job")
     group.add_argument("--eta", default=None, metavar="M:ETA,...",
                        help="shared: congestion efficiency eta(m), e.g. "
@@ -118,3 +149,54 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plain", action="store_true",
                         help="aligned plain text instead of a rich table "
                              "(the default when stdout is not a terminal)")
+
+
+def given_options(args: argparse.Namespace,
+                  add_arguments: Callable[[argparse.ArgumentParser], None]
+                  ) -> set[str]:
+    """The options (``argparse`` dests) of ``args`` that the user set: those
+    whose value differs from the default that ``add_arguments`` declares.
+
+    An option declared with the default ``None`` counts as given whenever
+    it was; one with another default, when it was given a value other than
+    its default (``--io-profile none`` changes nothing, so it is not
+    counted).
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    given = set()
+    for action in parser._actions:
+        dest = action.dest
+        if dest == argparse.SUPPRESS or not hasattr(args, dest):
+            continue
+        default = action.default
+        if isinstance(default, str) and action.type is not None:
+            default = action.type(default)
+        if getattr(args, dest) != default:
+            given.add(dest)
+    return given
+
+
+def flag(dest: str) -> str:
+    """The option of an ``argparse`` dest: ``io_profile`` -> ``--io-profile``."""
+    return "--" + dest.replace("_", "-")
+
+
+def refuse_options(given: Iterable[str], takes: Collection[str], target: str,
+                   applies_to: Callable[[str], str]) -> None:
+    """Refuse the first option of ``given`` (sorted) not in ``takes``.
+
+    ``target`` names what was chosen (``protocol ics2020``);
+    ``applies_to(dest)`` says what the option applies to instead.
+
+    Raises
+    ------
+    OptionError
+        ``--batch does not apply to protocol ics2020 (it applies to: tucan)``.
+    """
+    from ..errors import OptionError
+
+    for dest in sorted(given):
+        if dest not in takes:
+            raise OptionError(f"{flag(dest)} does not apply to {target} (it applies "
+                              f"to: {applies_to(dest)})")

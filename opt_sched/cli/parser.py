@@ -9,7 +9,7 @@ from .. import __version__
 from . import registry
 from .exit_codes import EXIT_BAD_INPUT
 
-__all__ = ["make_parser"]
+__all__ = ["OneLineParser", "make_parser"]
 
 DESCRIPTION = ("Optimal and certified-bounded schedules for I/O-aware HPC batch "
                "scheduling, and the gap of practical heuristics to them.")
@@ -17,20 +17,23 @@ EPILOG = ("exit status: 0 ok; 1 the schedule is infeasible (validate); 2 bad "
           "input; 3 a bug of opt-sched; 130 interrupted")
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit status 2."""
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit status 2 (every
+    entry point of opt_sched uses it: ``opt-sched``, ``python -m
+    opt_sched.gang``)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+
 def make_parser() -> argparse.ArgumentParser:
     """One sub-command per module of :data:`~.registry.COMMANDS`."""
-    parser = _Parser(prog="opt-sched", description=DESCRIPTION, epilog=EPILOG)
+    parser = OneLineParser(prog="opt-sched", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version",
                         version=f"opt-sched {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                parser_class=_Parser)
+                                parser_class=OneLineParser)
     for name in registry.COMMANDS:
         command = registry.load(name)
         p = sub.add_parser(command.NAME, help=command.HELP,

@@ -15,9 +15,11 @@ meanwhile as ``python -m opt_sched.gang``::
 
 ``replay`` writes one CSV row per job (:data:`~opt_sched.gang.metrics.JOB_COLUMNS`)
 and prints the summary (a table, or JSON with ``--json``); ``--schedule``
-also writes the gang schedule record. Exit status: 0 success, 2 bad input
-(one line on stderr), 3 internal error (``--validate`` found a violation: a
-bug), 130 interrupted.
+also writes the gang schedule record. The commands run inside the error
+boundary of ``opt-sched`` (:func:`opt_sched.cli.boundary.run_command`), with
+its exit status: 0 success, 2 bad input (one line on stderr naming the
+field and the value), 3 a bug (``--validate`` found a violation, or any
+other exception: one line), 130 interrupted (one line).
 """
 
 from __future__ import annotations
@@ -29,9 +31,12 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
-from ..errors import InternalError, UserError
+from ..cli.arguments import output_path, seed
+from ..cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK
+from ..cli.parser import OneLineParser
+from ..errors import OptionError, UserError
 from ..files import atomic_write_text
 
 __all__ = [
@@ -43,16 +48,6 @@ __all__ = [
     "run_generate",
     "run_replay",
 ]
-
-EXIT_OK, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 2, 3, 130
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
-
 
 def _positive(kind: type) -> Any:
     def parse(text: str) -> Any:
@@ -112,10 +107,34 @@ def add_generate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=_positive(int), default=None,
                         help="machine size (jann: default 320; swf: the header's)")
     parser.add_argument("--trace", default=None, help="SWF file (swf protocol)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     parser.add_argument("--placement", choices=("random", "contiguous"), default=None,
                         help="also draw and store the file nodes")
-    parser.add_argument("--out", required=True, help="workload JSON file to write")
+    parser.add_argument("--out", type=output_path, required=True,
+                        help="workload JSON file to write")
+
+
+GENERATE_OPTIONS = {
+    "jann": frozenset({"io_intensity", "mean_runtime", "mean_interarrival", "jobs",
+                       "nodes", "seed", "placement"}),
+    "swf": frozenset({"trace", "jobs", "nodes", "seed", "placement"}),
+}
+"""Protocol -> the ``generate`` options it takes; any other one given is an
+error naming it (never silently ignored)."""
+
+
+def _refuse_foreign_options(args: argparse.Namespace) -> None:
+    """An option of the other protocol (:data:`GENERATE_OPTIONS`) is an
+    error naming it, never silently ignored."""
+    from ..cli.arguments import given_options, refuse_options
+
+    def applies_to(dest: str) -> str:
+        return ", ".join(f"--protocol {name}" for name, takes
+                         in GENERATE_OPTIONS.items() if dest in takes)
+
+    given = given_options(args, add_generate_arguments) - {"protocol", "out"}
+    refuse_options(given, GENERATE_OPTIONS[args.protocol],
+                   f"--protocol {args.protocol}", applies_to)
 
 
 def run_generate(args: argparse.Namespace) -> int:
@@ -125,9 +144,8 @@ def run_generate(args: argparse.Namespace) -> int:
     from .swf import swf_workload
     from .workload import write_workload
 
+    _refuse_foreign_options(args)
     if args.protocol == "jann":
-        if args.trace is not None:
-            raise UserError("--trace is for --protocol swf only")
         workload = jann_workload(args.jobs or 10_000, args.mean_runtime,
                                  args.io_intensity, args.seed,
                                  mean_interarrival=args.mean_interarrival,
@@ -137,12 +155,26 @@ def run_generate(args: argparse.Namespace) -> int:
             raise UserError("--protocol swf needs --trace FILE")
         workload = swf_workload(args.trace, seed=args.seed, nodes=args.nodes,
                                 jobs=args.jobs)
+        _refuse_dropped_jobs(workload, args.nodes)
     if args.placement is not None:
         workload = place_files(workload, args.placement, args.seed)
     write_workload(workload, args.out)
     print(f"{args.out}: {len(workload)} jobs on {workload.nodes} nodes, offered "
           f"all-local load {workload.offered_load():.3f}")
     return EXIT_OK
+
+
+def _refuse_dropped_jobs(workload: Any, nodes: int | None) -> None:
+    """``--nodes`` below the log's widest job would silently leave jobs out
+    (:func:`~opt_sched.gang.swf.swf_workload` drops them): refuse it."""
+    if nodes is None:
+        return
+    dropped = workload.meta["skipped"].get(f"size>{nodes}", 0)
+    if dropped:
+        raise OptionError(f"--nodes={nodes} is narrower than {dropped} jobs of "
+                          f"{workload.meta['source']} (the widest needs "
+                          f"{workload.meta['widest_job']} nodes); give --nodes >= "
+                          f"{workload.meta['widest_job']} or leave it out")
 
 
 # -- replay ------------------------------------------------------------------------
@@ -163,10 +195,11 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--placement", choices=("random", "contiguous"), default=None,
                         help="draw the file nodes (default: the workload's, else "
                              "random)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=seed, default=0,
                         help="seed of the file-node placement (default 0)")
-    parser.add_argument("--out", default=None, help="per-job CSV to write")
-    parser.add_argument("--schedule", default=None,
+    parser.add_argument("--out", type=output_path, default=None,
+                        help="per-job CSV to write")
+    parser.add_argument("--schedule", type=output_path, default=None,
                         help="also write the gang schedule record (JSON)")
     parser.add_argument("--validate", action="store_true",
                         help="check the schedule with the independent validator")
@@ -201,6 +234,26 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _refuse_scheduler_options(args: argparse.Namespace) -> None:
+    """``--migration-budget`` / ``--migration-cost`` given to a scheduler
+    whose factory does not take them (all but migrate-iogs) is an error."""
+    import inspect
+
+    from ..cli.arguments import given_options, refuse_options
+    from .schedulers import GANG_SCHEDULERS
+
+    def takes(name: str) -> set[str]:
+        return set(inspect.signature(GANG_SCHEDULERS[name]).parameters)
+
+    def applies_to(dest: str) -> str:
+        return ", ".join(name for name in GANG_SCHEDULERS if dest in takes(name))
+
+    given = {dest for dest in given_options(args, add_replay_arguments)
+             if dest.startswith("migration_")}
+    refuse_options(given, takes(args.scheduler), f"gang scheduler {args.scheduler}",
+                   applies_to)
+
+
 def run_replay(args: argparse.Namespace) -> int:
     """``replay``: simulate, (validate,) write the CSV, print the summary."""
     from ..errors import InfeasibleScheduleError
@@ -211,6 +264,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from .validate import validate_gang
     from .workload import read_workload
 
+    _refuse_scheduler_options(args)
     workload = read_workload(args.workload)
     if args.placement is not None or workload.file_nodes is None:
         workload = place_files(workload, args.placement or "random", args.seed)
@@ -244,7 +298,7 @@ def run_replay(args: argparse.Namespace) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``generate`` and ``replay`` sub-commands to ``parser``."""
     sub = parser.add_subparsers(dest="gang_command", required=True,
-                                parser_class=_Parser)
+                                parser_class=OneLineParser)
     add_generate_arguments(sub.add_parser(
         "generate", help="write a gang workload (jann protocol or an SWF log)"))
     add_replay_arguments(sub.add_parser(
@@ -259,19 +313,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m opt_sched.gang``: parse, run, map errors to exit codes."""
-    parser = _Parser(prog="python -m opt_sched.gang",
-                     description="Gang scheduling on a serverless-I/O machine "
-                                 "(seed 004).")
+    """``python -m opt_sched.gang``: parse, then run inside the error boundary
+    of ``opt-sched`` (:func:`opt_sched.cli.boundary.run_command`): exit 2 and
+    one line for bad input, 3 for a bug, 130 and one line for Ctrl-C."""
+    from ..cli.boundary import interrupt_line, run_command
+
+    parser = OneLineParser(prog="python -m opt_sched.gang",
+                           description="Gang scheduling on a serverless-I/O machine "
+                                       "(seed 004).")
     add_arguments(parser)
-    args = parser.parse_args(argv)
     try:
-        return run(args)
-    except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except InternalError as err:
-        print(f"internal error: {err}", file=sys.stderr)
-        return EXIT_BUG
+        args = parser.parse_args(argv)
     except KeyboardInterrupt:
+        print(interrupt_line(), file=sys.stderr)
         return EXIT_INTERRUPTED
+    return run_command(run, args, owns_process=argv is None)

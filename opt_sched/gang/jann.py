@@ -56,6 +56,7 @@ import math
 import numpy as np
 
 from ..errors import OptionError
+from ..workloads.limits import check_job_count
 from .distributions import hyper_erlang
 from .workload import T_LOCAL, T_REMOTE, GangWorkload
 
@@ -135,6 +136,7 @@ def jann_workload(jobs: int, mean_runtime: float, io_intensity: float | str = 0.
     """
     if isinstance(jobs, bool) or int(jobs) != jobs or jobs < 1:
         raise OptionError(f"jobs={jobs!r} must be an integer >= 1")
+    check_job_count(jobs, f"jobs={jobs!r}")
     if not (isinstance(mean_runtime, (int, float)) and math.isfinite(mean_runtime)
             and mean_runtime > 0):
         raise OptionError(f"mean_runtime={mean_runtime!r} must be a positive number")

@@ -51,6 +51,7 @@ from collections import deque
 import numpy as np
 
 from ..errors import InternalError, OptionError
+from .limits import MAX_SLICES, check_run
 from .matrix import OusterhoutMatrix, columns_to_mask, mask_columns
 from .placement import place_files
 from .record import GangRecord
@@ -118,6 +119,7 @@ def simulate_gang(workload: GangWorkload, scheduler: str | GangScheduler = "gs",
     sched.attach(sizes, file_masks)
     cost = float(getattr(sched, "migration_cost", 0.0)) if sched.migrates else 0.0
     T = float(quantum)
+    check_run(workload, int(mpl), T, cost)
 
     matrix = OusterhoutMatrix(workload.nodes, int(mpl))
     queue: deque[int] = deque()
@@ -207,6 +209,10 @@ def simulate_gang(workload: GangWorkload, scheduler: str | GangScheduler = "gs",
             matrix.remove(j)
         done += len(leaving)
         runs += len(members)
+        if len(slice_row) >= MAX_SLICES:
+            raise OptionError(f"gang simulator: the run passed {MAX_SLICES} slices "
+                              f"of quantum={T!r} with {n - done} jobs left "
+                              f"(MAX_SLICES, opt_sched.gang.limits)")
         slice_members.append(members)
         slice_row.append(row)
         slice_start.append(t)

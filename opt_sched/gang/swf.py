@@ -7,7 +7,9 @@ time is the all-local time :math:`t^{e'}` (the log's machine had no
 serverless I/O), and each job draws its I/O intensity ``r`` uniformly from
 ``io_intensities`` (seeded), as the seed's mixed workload does. Jobs wider
 than ``nodes`` (when given below the log's machine size) are left out and
-counted under ``size><nodes>``.
+counted under ``size><nodes>`` (``python -m opt_sched.gang generate``
+refuses such a ``--nodes`` instead: it would silently drop jobs); ``meta``
+keeps the widest job of the log (``widest_job``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ def swf_workload(path: str | Path, *, io_intensities: tuple[float, ...] = (0.1, 
     if size_p is None:
         raise TraceError(f"{path}: no MaxNodes/MaxProcs in the header; give nodes=")
     size = np.asarray(trace.nodes)
+    widest = int(size.max()) if len(size) else 0
     keep = size <= size_p
     too_big = int(np.count_nonzero(~keep))
     ids = [i for i, k in zip(trace.ids, keep.tolist()) if k]
@@ -72,4 +75,5 @@ def swf_workload(path: str | Path, *, io_intensities: tuple[float, ...] = (0.1, 
         arrival=submit - submit.min(), size=size, cpu=cpu, blocks=blocks,
         t_local=t_local, t_remote=t_remote,
         meta={"protocol": "swf", "source": str(path), "seed": int(seed),
-              "io_intensities": list(io_intensities), "skipped": skipped})
+              "io_intensities": list(io_intensities), "skipped": skipped,
+              "widest_job": widest})

@@ -46,6 +46,7 @@ import numpy as np
 
 from ..errors import InstanceError
 from ..files import atomic_write_text
+from .limits import MAX_NODES
 
 __all__ = [
     "FORMAT",
@@ -103,6 +104,10 @@ class GangWorkload:
                 or not isinstance(self.nodes, (int, np.integer)) or self.nodes < 1):
             raise InstanceError(f"gang workload: nodes={self.nodes!r} must be an "
                                 f"integer >= 1")
+        if self.nodes > MAX_NODES:
+            raise InstanceError(f"gang workload: nodes={self.nodes!r} is above the "
+                                f"limit of {MAX_NODES} nodes (MAX_NODES, "
+                                f"opt_sched.gang.limits)")
         set_(self, "nodes", int(self.nodes))
         for name in ("t_local", "t_remote"):
             value = getattr(self, name)
@@ -280,8 +285,8 @@ def is_gang_workload_file(path: str | Path) -> bool:
     cheaply from the first bytes; a router can use it to pick this
     subsystem."""
     try:
-        with open(path) as handle:
-            head = handle.read(200)
+        with open(path, "rb") as handle:
+            head = handle.read(200).decode("utf-8", errors="replace")
     except OSError:
         return False
     return f'"format": "{FORMAT}"' in head

@@ -94,8 +94,12 @@ def priority_order(spec: str, **options: Any) -> Any:
     OptionError
         Unknown spec or option.
     """
-    head, _, arg = spec.strip().partition(":")
+    head, colon, arg = spec.strip().partition(":")
     head = head.lower()
+    if colon and not arg.strip():
+        raise OptionError(f"priority={spec!r}: no operator after ':' (give "
+                          f"fairshare:OPERATOR, or fairshare alone for "
+                          f"fairshare:sigmoid-2)")
     if head not in PRIORITY_ORDERS:
         raise OptionError(f"priority={spec!r} is unknown; choose one of "
                           f"multifactor, fairshare:OPERATOR")

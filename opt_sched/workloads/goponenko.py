@@ -62,6 +62,7 @@ from dataclasses import dataclass
 
 from ..errors import OptionError
 from ..instance import Instance, Job, Platform
+from .limits import check_job_count, check_machine_count
 
 __all__ = ["EXECUTION", "GOPONENKO_WORKLOADS", "WorkloadSpec", "goponenko_workload"]
 
@@ -114,9 +115,12 @@ def goponenko_workload(workload: int, nodes: int = 256,
     widest = max(k for k, _ in spec.writes)
     if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < widest:
         raise OptionError(f"nodes={nodes!r} must be an integer >= {widest}")
+    check_machine_count(nodes, f"nodes={nodes!r}")
     count = spec.repeats if repeats is None else repeats
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise OptionError(f"repeats={repeats!r} must be an integer >= 1")
+    check_job_count(count * spec.jobs_per_period,
+                    f"repeats={count!r} (of {spec.jobs_per_period} jobs each)")
     jobs = []
     for p in range(count):
         for k, c in spec.writes:

@@ -51,6 +51,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..instance import Instance, Job, Platform
+from .limits import MAX_ALPHA_GEN, check_job_count
 
 __all__ = [
     "IO_RATIO_MEANS",
@@ -168,8 +169,10 @@ def generate_ics2020(alpha_gen: float, seed: int, *, io_nodes: int = 1,
         A parameter out of range.
     """
     if not (isinstance(alpha_gen, (int, float)) and math.isfinite(alpha_gen)
-            and alpha_gen > 0):
-        raise OptionError(f"ics2020: alpha_gen={alpha_gen!r} must be a number > 0")
+            and 0 < alpha_gen <= MAX_ALPHA_GEN):
+        raise OptionError(f"ics2020: alpha_gen={alpha_gen!r} must be a number in "
+                          f"(0, {MAX_ALPHA_GEN:g}] (MAX_ALPHA_GEN, "
+                          f"opt_sched.workloads.limits)")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise OptionError(f"ics2020: seed={seed!r} must be an integer >= 0")
     if isinstance(io_nodes, bool) or not isinstance(io_nodes, int) or io_nodes < 1:
@@ -177,6 +180,8 @@ def generate_ics2020(alpha_gen: float, seed: int, *, io_nodes: int = 1,
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
                                or n_jobs < 1):
         raise OptionError(f"ics2020: n_jobs={n_jobs!r} must be an integer >= 1")
+    if n_jobs is not None:
+        check_job_count(n_jobs, f"ics2020: n_jobs={n_jobs!r}")
     low, high = io_ratio_bounds
     if not 0 <= low < high:
         raise OptionError(f"ics2020: io_ratio_bounds={io_ratio_bounds!r} must satisfy "

@@ -82,6 +82,7 @@ from ..traces.profiles.seed000 import (
 )
 from ..traces.truncnorm import loc_for_truncated_mean, truncated_normal_mean
 from .ics2020 import q_distribution, truncated_normal
+from .limits import check_job_count
 
 __all__ = [
     "FAMILIES",
@@ -198,6 +199,7 @@ def generate_ijhpca2023(family: str, profile: str, alpha: float, seed: int, *,
         raise OptionError(f"alpha={alpha!r} must be in (0, 1)")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise OptionError(f"jobs={jobs!r} must be an integer >= 1")
+    check_job_count(jobs, f"jobs={jobs!r}")
     P = MIRA_P if family == "mira" else UNIFORM_P
     expected = profile_mean(profile, alpha)
     for rejected in range(max_redraws):

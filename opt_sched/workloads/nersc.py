@@ -47,6 +47,7 @@ import numpy as np
 from ..errors import OptionError
 from ..instance import Instance, Job, Platform
 from .empirical import EmpiricalSampler
+from .limits import MAX_GENERATED_JOBS, check_job_count, check_machine_count
 from .nersc_edison import (
     EDISON_CORES_PER_NODE,
     EDISON_NODES,
@@ -239,6 +240,7 @@ def generate_workload(model: str | WorkloadModel = "nersc-edison", *,
     machines = mdl.machines if nodes is None else int(nodes)
     if machines < 1:
         raise OptionError(f"generate: nodes={nodes!r} must be >= 1")
+    check_machine_count(machines, f"generate: nodes={nodes!r}")
     duration = _check_positive("duration", duration)
     stabilisation = _check_positive("stabilisation", stabilisation, zero=True)
     lower, upper = pressure
@@ -263,6 +265,8 @@ def generate_workload(model: str | WorkloadModel = "nersc-edison", *,
     end = start + stabilisation + duration
     regular_share = 1.0 - total_share
     if regular_share > 1e-9:
+        _check_expected_jobs(mdl, machines, end - start, lower * regular_share,
+                             fill_count, duration)
         control = PressureControl(machines, start, lower * regular_share,
                                   upper * regular_share)
         jobs.extend(_regular_jobs(mdl, rng, control, start, end, machines, users,
@@ -286,6 +290,24 @@ def generate_workload(model: str | WorkloadModel = "nersc-edison", *,
     return NerscWorkload(instance, platform, start, (start + stabilisation, end),
                          fill_count, regular, mdl.name, mdl.cores_per_node,
                          submissions, realised)
+
+
+def _check_expected_jobs(model: WorkloadModel, machines: int, span: float,
+                         lower: float, fill_count: int, duration: float) -> None:
+    """Refuse, before drawing, a workload whose expected size is above
+    :data:`~opt_sched.workloads.limits.MAX_GENERATED_JOBS`.
+
+    The pressure rule keeps the submitted work above ``lower * machines *
+    span`` node-seconds; divided by a job's mean node-seconds (from a
+    sample drawn with a generator of its own, so the seeded draws do not
+    move) it gives the expected number of regular jobs.
+    """
+    _, runs, nodes = model.sample_jobs(np.random.default_rng(0), 4096, machines)
+    mean_area = float(np.mean(runs * nodes))
+    expected = fill_count + lower * machines * span / mean_area
+    days = duration / DAY
+    check_job_count(expected, f"generate: days={days:g} of {model.name} on "
+                              f"{machines} machines", about=True)
 
 
 def _work(workflow: object, cores_per_node: int) -> float:
@@ -358,6 +380,9 @@ def _regular_jobs(model: WorkloadModel, rng: np.random.Generator,
         while control.wants_more(now) and burst < _MAX_BURST:
             emit(now)
             burst += 1
+        if len(out) > MAX_GENERATED_JOBS:
+            check_job_count(len(out), f"generate: the {model.name} workload up to "
+                                      f"t={now:g} s")
     return out
 
 

@@ -32,9 +32,13 @@ from ...errors import OptionError
 from ..arguments import (
     add_execution_options,
     execution_spec,
+    given_options,
+    non_negative_int,
     output_path,
     positive_float,
     positive_int,
+    rate,
+    refuse_options,
     seed,
 )
 from ..exit_codes import EXIT_OK
@@ -137,7 +141,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     load = parser.add_mutually_exclusive_group()
     load.add_argument("--alpha", type=positive_float, default=None,
                       help="calibrate the I/O shares to this I/O load")
-    load.add_argument("--bandwidth", type=positive_float, default=None,
+    load.add_argument("--bandwidth", type=rate, default=None,
                       help="I/O node bandwidth")
     parser.add_argument("--nodes", type=positive_int, default=None,
                         help="machine size (default: the trace's)")
@@ -165,7 +169,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="START:END of the Gantt chart")
     parser.add_argument("--usage", type=output_path,
                         help="utilisation and queue curves (PNG)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bar, no progress of the window bounds")
     parser.add_argument("--window", type=_job_window, default=None,
                         metavar="START:COUNT",
                         help="window gap: the online makespan, max flow stretch "
@@ -181,9 +186,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="multiprogramming level: rows of the matrix (default 5)")
     gang.add_argument("--quantum", type=positive_float, default=200.0,
                       help="time slice T in seconds (default 200)")
-    gang.add_argument("--migration-budget", type=int, default=64,
+    gang.add_argument("--migration-budget", type=non_negative_int, default=64,
                       help="Q: tasks migrated per slice (migrate-iogs; default 64)")
-    gang.add_argument("--migration-cost", type=float, default=20.0,
+    gang.add_argument("--migration-cost", type=non_negative_float, default=20.0,
                       help="C: migration cost in seconds (migrate-iogs; default 20)")
     gang.add_argument("--placement", choices=("random", "contiguous"), default=None,
                       help="file-node placement (default: the workload's, else "
@@ -251,7 +256,7 @@ def _scheduler(args: argparse.Namespace, instance=None, execution=None,
         raise OptionError("give --order or --priority, not both")
     spec = args.priority if args.priority is not None else args.order
     if spec is not None or woas:
-        spec = spec or "fcfs"
+        spec = "fcfs" if spec is None else spec
         extra = ({"cores_per_node": args.cores_per_node}
                  if spec.strip().lower() == "multifactor" else {})
         order = get_queue_order(spec, **extra)
@@ -352,19 +357,74 @@ def _gang(args: argparse.Namespace) -> int:
     """Gang schedulers replay a gang workload (:mod:`opt_sched.gang`)."""
     from ...gang.cli_entry import run_replay
 
-    if args.migration_budget < 0 or args.migration_cost < 0:
-        raise OptionError("--migration-budget and --migration-cost must be >= 0")
     args.workload = args.trace
     return run_replay(args)
+
+
+GANG_OPTIONS = frozenset({"mpl", "quantum", "migration_budget", "migration_cost",
+                          "placement"})
+"""Options of the gang schedulers only."""
+
+GANG_TAKES = GANG_OPTIONS | {"seed", "out", "schedule", "validate", "quiet"}
+"""Every option the replay of a gang workload takes (``--seed`` draws the
+file nodes); the others belong to the space-sharing schedulers."""
+
+_ALWAYS = frozenset({"trace", "scheduler"})
+
+
+def _gang_options_taken(scheduler: str) -> frozenset[str]:
+    """:data:`GANG_TAKES` less the scheduler options its factory does not
+    take (``--migration-budget`` and ``--migration-cost``: migrate-iogs)."""
+    import inspect
+
+    from ...gang.schedulers import GANG_SCHEDULERS
+
+    params = inspect.signature(GANG_SCHEDULERS[scheduler]).parameters
+    return frozenset(dest for dest in GANG_TAKES
+                     if not dest.startswith("migration_") or dest in params)
+
+
+def _applies_to(dest: str) -> str:
+    """What an option applies to, for the error of one that does not."""
+    from ...gang.schedulers import GANG_SCHEDULERS
+
+    if dest.startswith("migration_"):
+        takers = [name for name in GANG_SCHEDULERS if dest in _gang_options_taken(name)]
+        plural = "s" if len(takers) > 1 else ""
+        return f"the gang scheduler{plural} " + ", ".join(takers)
+    if dest in GANG_OPTIONS:
+        return "the gang schedulers " + ", ".join(GANG_SCHEDULERS)
+    return "the space-sharing schedulers, on traces and instances"
+
+
+def check_applicable_options(args: argparse.Namespace) -> None:
+    """Refuse an option given that the chosen scheduler does not take: a
+    gang scheduler takes :data:`GANG_TAKES` (its own scheduler options
+    only), the others every option but :data:`GANG_OPTIONS`.
+
+    Raises
+    ------
+    OptionError
+        ``--io-profile does not apply to gang scheduler gs (it applies to:
+        the space-sharing schedulers ...)``.
+    """
+    from ...gang.schedulers import GANG_SCHEDULERS
+
+    given = given_options(args, add_arguments) - _ALWAYS
+    if args.scheduler in GANG_SCHEDULERS:
+        takes = _gang_options_taken(args.scheduler)
+        target = f"gang scheduler {args.scheduler}"
+    else:
+        takes = given - GANG_OPTIONS
+        target = f"scheduler {args.scheduler}"
+    refuse_options(given, takes, target, _applies_to)
 
 
 def run(args: argparse.Namespace) -> int:
     from ...gang.schedulers import GANG_SCHEDULERS
 
+    check_applicable_options(args)
     if args.scheduler in GANG_SCHEDULERS:
-        if args.window is not None:
-            raise OptionError("--window applies to the space-sharing schedulers, "
-                              f"not to {args.scheduler}")
         return _gang(args)
     return _space_sharing(args)
 
@@ -414,9 +474,13 @@ def _space_sharing(args: argparse.Namespace) -> int:
     window = None
     if args.window is not None:
         from ...experiments.window import window_gap
+        from ..progress import solve_progress
 
-        window = window_gap(instance, schedule, *args.window,
-                            time_limit=args.window_time_limit)
+        # each bound's phase and value on stderr, unless --quiet
+        with solve_progress("window bound", args.window_time_limit,
+                            quiet=args.quiet):
+            window = window_gap(instance, schedule, *args.window,
+                                time_limit=args.window_time_limit)
     stats = summary(instance, schedule).to_dict()
     phases = conversion.num_io_phases if conversion is not None else sum(
         1 for job in instance.jobs for v in job.io_volume if v > 0)
@@ -449,7 +513,8 @@ def _space_sharing(args: argparse.Namespace) -> int:
         print(skips.format(), file=sys.stderr)
     if conversion is not None and args.io_profile != "none":
         print(conversion.describe())
-    print(f"{instance.name}: {instance.num_jobs} jobs, {phases} I/O phases, "
+    skipped = f" ({skips.brief()})" if skips is not None and skips.total_skipped else ""
+    print(f"{instance.name}: {instance.num_jobs} jobs{skipped}, {phases} I/O phases, "
           f"scheduler {schedule.method}, execution {schedule.execution}"
           + (" (validated feasible)" if args.validate else ""))
     print(f"replayed in {replayed:.2f} s ({report['jobs_per_second']:,.0f} jobs/s); "

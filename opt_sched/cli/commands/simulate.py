@@ -1,6 +1,7 @@
 """``opt-sched simulate``: execute a plan with an I/O policy into a timed,
 validated schedule, under the exclusive I/O model (default) or bandwidth
-sharing (``--execution shared``)."""
+sharing (``--execution shared``). An option the chosen ``--plan`` does not
+take (:data:`PLAN_OPTIONS`) is an error naming both."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import argparse
 from ..arguments import (
     add_execution_options,
     execution_spec,
+    given_options,
     output_path,
     positive_int,
+    refuse_options,
     sensibility,
 )
 from ..exit_codes import EXIT_OK
@@ -19,6 +22,28 @@ from ..plan_file import PLAN_KINDS, build_plan
 
 NAME = "simulate"
 HELP = "execute a plan with an I/O policy into a timed schedule"
+
+PLAN_OPTIONS: dict[str, frozenset[str]] = {
+    "one-pack": frozenset(),
+    "packs": frozenset({"plan_file"}),
+    "starts": frozenset({"plan_file"}),
+    "make-pack": frozenset({"sensibility", "io_nodes"}),
+    "first-fit": frozenset({"io_nodes"}),
+}
+"""``--plan`` -> the plan options it takes (of ``--plan-file``,
+``--sensibility``, ``--io-nodes``)."""
+
+
+def _refuse_foreign_plan_options(args: argparse.Namespace) -> None:
+    """An option of another ``--plan`` is an error, never ignored."""
+    every = set().union(*PLAN_OPTIONS.values())
+    given = given_options(args, add_arguments) & every
+
+    def applies_to(dest: str) -> str:
+        return ", ".join(f"--plan {kind}" for kind, takes in PLAN_OPTIONS.items()
+                         if dest in takes)
+
+    refuse_options(given, PLAN_OPTIONS[args.plan], f"--plan {args.plan}", applies_to)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from ...metrics import summary
     from ...validation import assert_feasible
 
+    _refuse_foreign_plan_options(args)
     spec = execution_spec(args)
     instance = read_instance(args.instance)
     plan = build_plan(instance, args)
