@@ -28,6 +28,14 @@ second one, if the process is still alive, the watchdog removes the
 temporary files of unfinished atomic writes (:mod:`opt_sched.files`),
 prints the same one line and ends the process with status 130. Files that
 were complete stay complete; nothing half-written is left.
+
+A Ctrl-C that lands in a Python callback called from C (numba's compiler
+calls back through ctypes while it compiles a kernel, the first time) is
+not raised in the caller: Python prints "Exception ignored ... Traceback
+... KeyboardInterrupt" and goes on. :class:`_LostInterrupts` replaces that
+print with nothing: the watchdog, which saw the signal, still ends the
+process ``GRACE`` seconds later, and a command that returns before counts
+as interrupted.
 """
 
 from __future__ import annotations
@@ -164,6 +172,30 @@ class InterruptWatchdog:
         self._exit(EXIT_INTERRUPTED)
 
 
+class _LostInterrupts:
+    """Catches the ``KeyboardInterrupt`` s that Python could not raise (in
+    a callback from C, module docstring) instead of printing them as
+    ignored exceptions; :attr:`lost` says whether there was one."""
+
+    def __init__(self) -> None:
+        self.lost = False
+        self._previous: Callable[[Any], Any] = sys.unraisablehook
+
+    def __enter__(self) -> _LostInterrupts:
+        self._previous = sys.unraisablehook
+        sys.unraisablehook = self._hook
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.unraisablehook = self._previous
+
+    def _hook(self, unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            self.lost = True
+        else:
+            self._previous(unraisable)
+
+
 def _one_line_warning(message: Any, category: type[Warning], filename: str,
                       lineno: int, file: Any = None, line: str | None = None
                       ) -> None:
@@ -226,8 +258,11 @@ def run_command(command: Callable[[Any], int], args: Any, *,
     watchdog = InterruptWatchdog()
     watchdog.install()
     try:
-        with _warnings_as_lines():
-            return int(command(args))
+        with _warnings_as_lines(), _LostInterrupts() as interrupts:
+            status = int(command(args))
+        if interrupts.lost:
+            raise KeyboardInterrupt
+        return status
     except KeyboardInterrupt:
         watchdog.interrupted.set()
         _report_interrupt()

@@ -44,6 +44,7 @@ from .deadline import (
     tolerated_overrun,
 )
 from .problems import check_instance, combinatorial_bound, infeasibility
+from .progress import SETUP, report
 from .registry import build_options, lookup, prepare, problems, solvers
 from .result import Outcome, Result, SolveStatus
 
@@ -140,10 +141,12 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
         {"time_limit": time_limit, "seed": seed, "num_workers": num_workers,
          "backend": solver, "resolution": resolution, "export": export}, options)
     check_instance(instance, problem)
+    report(SETUP)
     prepare(backend, settings)
     deadline = Deadline(time_limit)
     outcome, combinatorial = _answer(instance, problem, objective, backend,
                                      settings, deadline)
+    report("certify")
     result = certify(instance, problem, objective, solver, outcome,
                      combinatorial=combinatorial)
     return _timed(result, deadline)
@@ -159,9 +162,12 @@ def _answer(instance: Instance, problem: str, objective: str, backend: Any,
     phases = instance.num_io_phases
     limit = deadline.time_limit
     inner = deadline.earlier(certification_reserve(phases, limit))
+    report(restart=True)
+    report("bounds")
     combinatorial = combinatorial_bound(
         instance, problem, objective,
         expired=Deadline(BOUND_SHARE * inner.remaining()).expired)
+    report("search", bound=combinatorial)
     if SECONDS_PER_PHASE * phases > limit:
         # no schedule of this size can be validated within the limit
         return Outcome(SolveStatus.TIMEOUT_NO_SOLUTION, info={

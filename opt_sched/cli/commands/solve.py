@@ -1,5 +1,10 @@
 """``opt-sched solve``: an exact model, with its status, validated value and
-proven lower bound."""
+proven lower bound.
+
+While it runs, stderr shows the elapsed time, the phase, the incumbent and
+the bound every few seconds (:mod:`..progress`; ``--quiet`` silences it).
+Ctrl-C stops every solver within a fraction of a second (exit 130).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from ...errors import UserError
 from ..arguments import output_path, positive_float, positive_int, seed
 from ..exit_codes import EXIT_OK
 from ..output import print_json
+from ..progress import solve_progress
 
 NAME = "solve"
 HELP = "solve exactly (or with a proven bound)"
@@ -38,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the model as .lp or .mps (MILP solvers)")
     parser.add_argument("--out", type=output_path,
                         help="write the validated schedule here")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (elapsed time, phase, "
+                             "incumbent and bound every few seconds)")
 
 
 def _solve(instance, args: argparse.Namespace):
@@ -66,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from ...io import read_instance, write_schedule
 
     instance = read_instance(args.instance)
-    result, exported = _solve(instance, args)
+    with solve_progress("solve", args.time_limit, quiet=args.quiet):
+        result, exported = _solve(instance, args)
     if args.export and not exported:
         print(f"opt-sched: warning: --export: solver {args.solver} wrote no model "
               f"for problem {args.problem} (the MILP solvers write .lp/.mps)",

@@ -38,6 +38,7 @@ from .common import (
     to_schedule,
 )
 from .flow import flow_continuous_bound, flow_horizon, flow_model_value, flow_objective
+from .probing import BoundSearch
 from .search import Search, minimise
 from .settings import ScheduleCpsatSettings, make_solver
 
@@ -395,11 +396,22 @@ class CpsatModel:
         search = minimise(
             self.model, self.obj, self.settings, deadline, self._make_solver,
             lower=self.obj_low, incumbent=self.upper if self.warm else None,
-            ladder_params=self._ladder_params())
+            ladder_params=self._ladder_params(), values=self._progress_values)
         if search.bounds.infeasible and self.warm:
             raise SolverError(f"CP-SAT: {self.problem} model infeasible although a "
                               "warm schedule fits it (a bug)")
         return self._outcome(search)
+
+    def _progress_values(self, search: BoundSearch) -> dict[str, float]:
+        """The proven bound in the objective's units and, for the makespan,
+        the incumbent of the model (its durations rounded up to the grid: the
+        schedule re-timed at the true lengths ends no later), for the
+        progress reports."""
+        values = {"bound": max(self.continuous_lower,
+                               self.continuous_bound(search.lower))}
+        if search.upper is not None and self.objective_name == "makespan":
+            values["incumbent"] = search.upper * self.data.grid.tick
+        return values
 
     def _make_solver(self, time_limit: float, params: Mapping[str, Any]) -> Any:
         """A solver for one phase: our portfolio, the phase's ``params``, then

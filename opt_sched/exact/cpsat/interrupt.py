@@ -12,6 +12,15 @@ in the main thread, where a ``KeyboardInterrupt`` arrives at once: it calls
 ``solver.stop_search()`` (CP-SAT stops within milliseconds), waits for the
 solver to return, and raises the ``KeyboardInterrupt`` again, so the caller
 (for instance the command line) can keep what it finished and exit.
+
+Every CP-SAT search of opt_sched goes through :func:`run_solver`, which
+also switches ``catch_sigint_signal`` off whoever built the solver: a
+``CpSolver`` made with the defaults (OR-Tools turns the parameter on)
+replaces Python's SIGINT handler for the whole search, so a Ctrl-C only
+ended the current search and the caller's loop went on (the LNS, the
+deadline questions of the portfolio ran to their time limit and exited 0),
+and a second Ctrl-C could land in a handler whose callback had gone
+(``std::bad_function_call``, abort).
 """
 
 from __future__ import annotations
@@ -33,13 +42,15 @@ def run_solver(solver: Any, model: Any) -> int:
     """``solver.solve(model)``, stoppable by a ``KeyboardInterrupt``.
 
     Returns the CP-SAT status code. Outside the main thread (no signal can
-    arrive there) the solve runs directly.
+    arrive there) the solve runs directly. CP-SAT's own SIGINT handler is
+    switched off first (module docstring).
 
     Raises
     ------
     KeyboardInterrupt
         After the interrupted search has stopped.
     """
+    solver.parameters.catch_sigint_signal = False
     if threading.current_thread() is not threading.main_thread():
         return solver.solve(model)
     box: dict[str, Any] = {}

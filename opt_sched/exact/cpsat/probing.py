@@ -115,6 +115,8 @@ class ObjectiveProbe:
         self._domain = list(model.proto.variables[objective_index].domain)
         self._make_solver = make_solver
         self._params = dict(params or {})
+        self.on_answer: Callable[[BoundSearch], None] | None = None
+        """Called after each answer (progress reports)."""
 
     def ask(self, search: BoundSearch, target: int, time_limit: float,
             params: Mapping[str, Any] | None = None) -> str:
@@ -139,6 +141,8 @@ class ObjectiveProbe:
         else:
             answer = "unknown"
         search.answers.append((target, answer, round(clock(), 3)))
+        if self.on_answer is not None:
+            self.on_answer(search)
         return answer
 
     def ladder(self, search: BoundSearch, budget: float, probe_limit: float,

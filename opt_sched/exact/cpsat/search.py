@@ -30,6 +30,7 @@ from typing import Any
 
 from ...errors import SolverError
 from ..deadline import Deadline, Stopwatch
+from ..progress import report
 from .interrupt import run_solver
 from .probing import BoundSearch, ObjectiveProbe
 from .settings import CpsatSettings
@@ -42,6 +43,11 @@ a latest end, and strong disjunctive propagation uses those windows."""
 
 SolverFactory = Callable[[float, Mapping[str, Any]], Any]
 """``(time_limit, phase_params) -> CpSolver``."""
+
+Values = Callable[[BoundSearch], Mapping[str, float]]
+"""The model's integer bound and incumbent in the objective's units, for
+the progress reports: ``{"bound": ..., "incumbent": ...}`` (either may be
+missing)."""
 
 
 @dataclass
@@ -58,7 +64,7 @@ class Search:
 def minimise(model: Any, objective: Any, settings: CpsatSettings,
              deadline: Deadline, make_solver: SolverFactory, *, lower: int,
              incumbent: int | None = None, ladder_params: Mapping[str, Any]
-             | None = None) -> Search:
+             | None = None, values: Values | None = None) -> Search:
     """Run the three phases on ``model`` (module doc).
 
     Parameters
@@ -78,6 +84,10 @@ def minimise(model: Any, objective: Any, settings: CpsatSettings,
         The value of the caller's own solution (a heuristic), if any.
     ladder_params
         Extra parameters of the ladder's questions.
+    values
+        Converts the bound and the incumbent for the progress reports
+        (:mod:`opt_sched.exact.progress`); without it the reports name the
+        phases only.
 
     Returns
     -------
@@ -95,17 +105,26 @@ def minimise(model: Any, objective: Any, settings: CpsatSettings,
     if incumbent is not None:
         bounds.offer(incumbent, None)
     step = max(1, math.floor(settings.ladder_step * bounds.lower))
+
+    def tell(phase: str | None = None) -> None:
+        report(phase, **(dict(values(bounds)) if values is not None else {}))
+
     probe = None
     if settings.lower_bounding:
         probe = ObjectiveProbe(model, objective.index, make_solver, PROBE_PARAMS)
+        probe.on_answer = lambda _: tell()
+        tell("cpsat: bound ladder")
         probe.ladder(bounds, settings.ladder_share * total,
                      probe_limit=max(0.5, 0.02 * total), step=step,
                      params=ladder_params)
     search = Search(bounds, bounds.solver)
     if not bounds.closed:
+        tell("cpsat: optimise")
         _optimise(model, objective, settings, make_solver, search, total, clock)
+        tell()
     if probe is not None and not bounds.closed and not bounds.infeasible \
             and bounds.upper is not None:
+        tell("cpsat: bisect")
         probe.bisect(bounds, total - clock(), step=step)
     if bounds.rounds:
         search.info.update(lower_bounding_rounds=bounds.rounds, probes=bounds.answers)

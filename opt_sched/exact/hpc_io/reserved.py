@@ -43,9 +43,11 @@ from ...reservations import Reservations
 from ...schedule import Schedule
 from ..cpsat.common import ModelData, Retimed, Structure, TimeGrid
 from ..cpsat.flow import flow_objective
+from ..cpsat.probing import BoundSearch
 from ..cpsat.search import minimise
 from ..cpsat.settings import HpcIoCpsatSettings
 from ..deadline import Deadline, OutOfTimeError
+from ..progress import report
 from .cpsat import HpcIoCpsat
 
 __all__ = ["MAX_TICKS", "ReservedBound", "ReservedHpcIo", "reserved_bound"]
@@ -159,11 +161,18 @@ class ReservedHpcIo(HpcIoCpsat):
         positive = [length for length in data.length_ticks if length > 0]
         return max(1.0, (bound - 1) / self.scale - 1.0 / min(positive, default=1))
 
+    def _progress_bound(self, search: BoundSearch) -> dict[str, float]:
+        """The proven bound in the objective's units (progress reports)."""
+        return {"bound": max(self.continuous_lower,
+                             self.continuous_bound(search.lower))}
+
     def bound(self, deadline: Deadline) -> ReservedBound:
         """Run the solve loop; the converted proven bound."""
+        report(self.objective_name, restart=True, bound=self.continuous_lower)
         search = minimise(self.model, self.obj, self.settings, deadline,
                           self._make_solver, lower=self.obj_low,
-                          incumbent=self.upper, ladder_params=self._ladder_params())
+                          incumbent=self.upper, ladder_params=self._ladder_params(),
+                          values=self._progress_bound)
         bounds = search.bounds
         if bounds.infeasible:
             raise SolverError("CP-SAT: the reserved relaxation is infeasible although "

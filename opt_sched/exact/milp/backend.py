@@ -48,6 +48,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -456,11 +457,39 @@ def _run_cbc(prob: Any, settings: MilpSettings, relax: bool, warm: bool,
                                presolve=settings.presolve,
                                logPath=log_path, options=options)
         solver.tmpDir = tmp
-        prob.solve(solver)
+        try:
+            prob.solve(solver)
+        except KeyboardInterrupt:
+            # PuLP waits for CBC without stopping it: CBC would go on for
+            # the rest of its time limit, orphaned, with its files in tmp
+            _kill_children_naming(tmp)
+            raise
         try:
             return Path(log_path).read_text(errors="replace")
         except OSError:
             return ""
+
+
+def _kill_children_naming(text: str) -> None:
+    """Kill this process's children whose command line contains ``text``
+    (the CBC that PuLP started on files in a temporary folder). Linux
+    (``/proc``); elsewhere nothing."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    me = os.getpid()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            if parent == me and text in (entry / "cmdline").read_bytes().decode(
+                    "utf-8", "replace"):
+                os.kill(int(entry.name), signal.SIGKILL)
+                os.waitpid(int(entry.name), 0)
+        except (OSError, ValueError, IndexError, ChildProcessError):
+            continue
 
 
 def _left(settings: MilpSettings, end: float | None) -> float:

@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ...cpsat.interrupt import run_solver
 from .pattern import CyclicPattern
 
 __all__ = ["PeriodModel", "PeriodSolution", "solve_period"]
@@ -218,7 +219,7 @@ def solve_period(pattern: CyclicPattern, time_limit: float = 10.0, *,
     status = "feasible"
     question = PeriodModel(pattern, tick, fixed_period=low)
     solver = _solver(0.3 * time_limit, num_workers, seed)
-    code = solver.solve(question.model)
+    code = run_solver(solver, question.model)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         found, status = question.values(solver), "optimal"
     else:
@@ -226,7 +227,7 @@ def solve_period(pattern: CyclicPattern, time_limit: float = 10.0, *,
             proven = low + 1
         model = PeriodModel(pattern, tick, lower=proven)
         solver = _solver(time_limit - clock(), num_workers, seed)
-        code = solver.solve(model.model)
+        code = run_solver(solver, model.model)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             found = model.values(solver)
             proven = max(proven, math.ceil(solver.best_objective_bound - 1e-6))

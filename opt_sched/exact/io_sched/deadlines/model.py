@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...cpsat.interrupt import run_solver
 from .grid import NodeGrid
 
 __all__ = ["Answer", "DeadlineModel", "ask_deadlines", "default_question_params",
@@ -233,10 +234,10 @@ def ask_deadlines(grid: NodeGrid, deadlines: Sequence[int], time_limit: float, *
         else:
             setattr(prm, name, value)
     try:
-        code = solver.solve(model.model)
+        code = run_solver(solver, model.model)
     except (IndexError, RuntimeError):  # OR-Tools 9.15 on some hinted models
         model.model.clear_hints()
-        code = solver.solve(model.model)
+        code = run_solver(solver, model.model)
     if code == cp_model.INFEASIBLE:
         return Answer("infeasible", seconds=clock(), by="cpsat")
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -45,6 +45,7 @@ def lns_orders(instance: Instance, time_limit: float = 60.0, seed: int = 0, *,
     """
     from ....errors import OptionError
     from ...deadline import Stopwatch
+    from ...progress import report
     from ..deadlines import node_grid
     from ..orders import node_jobs, orders_to_schedule
     from ..portfolio.seeds import best_seed, cyclic_seeds, policy_seeds
@@ -54,22 +55,33 @@ def lns_orders(instance: Instance, time_limit: float = 60.0, seed: int = 0, *,
         raise OptionError(f"time_limit={time_limit!r} must be > 0")
     clock = Stopwatch()
     nodes = node_jobs(instance)
+    report("lns: seeds")
     seeds = policy_seeds(instance, nodes, objective)
     if cyclic:
+        report("lns: cyclic seeds")
         for slot, extra in zip(seeds, cyclic_seeds(
                 nodes, objective, cyclic_share * time_limit,
                 num_workers=num_workers, seed=seed)):
             slot.extend(extra)
+    values = [best_seed(slot).value for slot in seeds]  # per node, as it goes
     orders, infos = [], []
     for rank, (node, slot) in enumerate(zip(nodes, seeds)):
         start = best_seed(slot)
         budget = (time_limit - clock()) / (len(nodes) - rank)
+        report(f"lns: node {rank + 1}/{len(nodes)}",
+               incumbent=max(values, default=None))
+
+        def improved(_order: list[int], value: float, rank: int = rank) -> None:
+            values[rank] = value
+            report(incumbent=max(values, default=None))
+
         order, value, stats = improve_order(node_grid(node), objective, start.order,
                                             max(0.0, budget), seed=seed,
                                             window=window,
                                             window_seconds=window_seconds,
                                             lower=lower if len(nodes) == 1 else 0.0,
-                                            num_workers=num_workers)
+                                            num_workers=num_workers,
+                                            on_improve=improved)
         orders.append(order)
         infos.append({"partition": node.partition,
                       "seeds": {s.name: s.value for s in slot},

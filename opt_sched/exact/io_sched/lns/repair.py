@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...cpsat.interrupt import run_solver
 from ..deadlines.grid import NodeGrid
 
 __all__ = ["FULL_SUFFIX", "RepairResult", "WindowRepair", "repair_window"]
@@ -266,14 +267,15 @@ class WindowRepair:
 
 
 def _solve_hinted(solver: Any, model: Any) -> int:
-    """``solver.solve(model)``, again without the solution hint if CP-SAT
-    fails on it (OR-Tools 9.15 raises ``IndexError: absl::btree_map::at`` on
-    some hinted models; found on a 100x100 window, reproducible)."""
+    """``solver.solve(model)`` (stoppable by Ctrl-C), again without the
+    solution hint if CP-SAT fails on it (OR-Tools 9.15 raises ``IndexError:
+    absl::btree_map::at`` on some hinted models; found on a 100x100 window,
+    reproducible)."""
     try:
-        return solver.solve(model)
+        return run_solver(solver, model)
     except (IndexError, RuntimeError):
         model.clear_hints()
-        return solver.solve(model)
+        return run_solver(solver, model)
 
 
 def _const(x: Any) -> int:

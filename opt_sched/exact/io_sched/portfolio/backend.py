@@ -53,6 +53,7 @@ from ....errors import OptionError
 from ....instance import Instance
 from ....objectives import OBJECTIVES as OBJECTIVE_NAMES
 from ...deadline import Deadline, OutOfTimeError, Stopwatch
+from ...progress import report
 from ...result import Outcome, SolveStatus
 from ..orders import NodeJobs, node_jobs, order_value, orders_to_schedule
 from .seeds import Seed, best_seed, cyclic_seeds, policy_seeds
@@ -242,6 +243,13 @@ def _anneal_seeds(nodes: list[NodeJobs], seeds: list[list[Seed]], bounds: list[f
         seeds[k].append(Seed("anneal", result.order, result.value))
 
 
+def _tell(phase: str | None, values: list[float], bounds: list[float]) -> None:
+    """Report the phase, the incumbent and the bound of the instance (the
+    worst node's: both objectives are maxima over the jobs)."""
+    report(phase, incumbent=max(values, default=None),
+           bound=max(bounds, default=None))
+
+
 def run(instance: Instance, objective: str, options: PortfolioSettings, *,
         lower_bound: float | None, deadline: Deadline) -> Outcome:
     """The portfolio (module docstring) within ``deadline``; the front door
@@ -259,21 +267,25 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
     cpsat_max_ops, cpsat_share = options.cpsat_max_ops, options.cpsat_share
     cpsat_round, quick_seconds = options.cpsat_round, options.quick_seconds
     nodes = node_jobs(instance)
+    report("portfolio: bounds")
     bounds = [_node_bound(instance, node, objective) for node in nodes]
     if lower_bound is not None and len(nodes) == 1:
         bounds[0] = max(bounds[0], lower_bound)
+    report("portfolio: seeds", bound=max(bounds, default=None))
     seeds = policy_seeds(instance, nodes, objective)
     info: dict[str, Any] = {"bound_seconds": round(clock(), 3)}
     best = [best_seed(s) for s in seeds]
     if cyclic and any(b.value > lb * (1 + 1e-9) for b, lb in zip(best, bounds)):
         budget = min(cyclic_share * time_limit, max(0.0, time_limit - clock()))
         if budget > 0.05:
+            _tell("portfolio: cyclic seeds", [b.value for b in best], bounds)
             for slot, extra in zip(seeds, cyclic_seeds(nodes, objective, budget,
                                                         num_workers=num_workers,
                                                         seed=seed)):
                 slot.extend(extra)
             best = [best_seed(s) for s in seeds]
     if options.anneal and objective == "max-stretch":
+        _tell("portfolio: annealing", [b.value for b in best], bounds)
         _anneal_seeds(nodes, seeds, bounds, objective,
                       min(options.anneal_share * time_limit,
                           max(0.0, time_limit - clock())), seed)
@@ -292,11 +304,14 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
             break
         grid = node_grid(node)
         end = clock() + share
+        where = f" (node {rank + 1}/{len(open_nodes)})" if len(open_nodes) > 1 else \
+            ""
         small = node.num_ops <= 5000
         log = QuestionLog()  # the node's questions across the rounds
 
         def questions(budget: float, k: int = k, grid=grid, log=log,
-                      below_share: float = 0.75) -> None:
+                      below_share: float = 0.75, where: str = where) -> None:
+            _tell(f"portfolio: deadline questions{where}", values, bounds)
             state = deadline_search(grid, objective, orders[k], bounds[k], budget,
                                     num_workers=num_workers, seed=seed,
                                     below_share=below_share, log=log)
@@ -306,6 +321,7 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
             phases[k]["questions"] = phases[k].get("questions", 0) + \
                 len(state.answers)
             phases[k].setdefault("answers", []).extend(state.answers[-8:])
+            _tell(None, values, bounds)
 
         def closed(k: int = k) -> bool:
             return values[k] <= bounds[k] * (1 + 1e-9) + 1e-12
@@ -344,6 +360,7 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
                 # the last CP-SAT run leaves a final slice for "strictly
                 # below the incumbent?" in case it improves the incumbent
                 budget = end - clock() - final if last else cp0 * 2 ** r
+                _tell(f"portfolio: cpsat round {r + 1}{where}", values, bounds)
                 order, lower, cp_info = _cpsat_phase(
                     instance, nodes, objective, seeds, orders[k], bounds[k],
                     budget, seed + r, num_workers)
@@ -355,6 +372,7 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
                     if value < values[k]:
                         orders[k], values[k] = order, value
                         improved = True
+                _tell(None, values, bounds)
                 if last and not closed() and end - clock() > 0.05:
                     # the slice, or what CP-SAT left unused: "strictly below
                     # the new incumbent?", else more questions
@@ -369,9 +387,17 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
         else:
             if lns and not closed() and end - clock() > 0.05:
                 lns_budget = (end - clock()) * (0.85 if small else 1.0)
+                _tell(f"portfolio: lns{where}", values, bounds)
+
+                def improved(_order: list[int], value: float, k: int = k) -> None:
+                    shown = list(values)  # values[k] changes after the LNS
+                    shown[k] = min(shown[k], value)
+                    _tell(None, shown, bounds)
+
                 order, value, stats = improve_order(
                     grid, objective, orders[k], lns_budget, seed=seed,
-                    lower=bounds[k], num_workers=num_workers)
+                    lower=bounds[k], num_workers=num_workers,
+                    on_improve=improved)
                 phases[k].update(lns_windows=stats.windows,
                                  lns_improvements=stats.improvements)
                 if value < values[k]:
