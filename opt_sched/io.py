@@ -29,7 +29,7 @@ from .files import atomic_write_text
 from .instance import Instance, Job, Partition, Platform
 from .instance import _shown as _shown
 from .limits import MAX_ITERATIONS, MAX_PARTITIONS, MAX_TOTAL_PHASES
-from .schedule import JobSchedule, Schedule
+from .schedule import JobSchedule, MachineSet, Schedule
 
 __all__ = [
     "instance_from_dict",
@@ -194,6 +194,16 @@ def instance_from_dict(data: object, name: str | None = None) -> Instance:
                 f"the limit {MAX_TOTAL_PHASES:,} per instance")
     jobs = tuple(_job_from_dict(i, job) for i, job in enumerate(jobs_data))
     return Instance(data.get("name", name or "instance"), platform, jobs)
+
+
+def _machines(machines: Any) -> str | list[int]:
+    """A job's machines in a schedule file: a :class:`MachineSet` as Batsim's
+    interval set (``"0-511 1024-1535"``: a Mira job of 49,152 machines is a
+    few characters, not 49,152 numbers); any other sequence as its list, so
+    that a hand-made schedule with a repeated machine reads back the same."""
+    if isinstance(machines, MachineSet):
+        return machines.interval_string()
+    return list(machines)
 
 
 def _number(value: float) -> float | int:
@@ -413,7 +423,13 @@ def schedule_from_dict(data: object) -> Schedule:
             raise ScheduleFormatError(
                 f"schedule: job {job_id!r}: partition={part!r} is not an integer")
         machines = entry.get("machines")
-        if machines is not None:
+        if isinstance(machines, str):
+            try:
+                machines = MachineSet.parse(machines, _MACHINE_LIMIT)
+            except ValueError as err:
+                raise ScheduleFormatError(f"schedule: job {job_id!r}: machines: "
+                                          f"{err}") from None
+        elif machines is not None:
             if not isinstance(machines, list):
                 raise ScheduleFormatError(
                     f"schedule: job {job_id!r}: machines={machines!r} is not a list "
@@ -491,8 +507,8 @@ def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
                     **{key: [_number(x) for x in getattr(js, key)]
                        for key in ("compute_ends", "io_ends")
                        if getattr(js, key) is not None},
-                    **({"machines": list(js.machines)} if js.machines is not None
-                       else {}),
+                    **({"machines": _machines(js.machines)}
+                       if js.machines is not None else {}),
                     **({"killed_at": js.killed_at} if js.killed_at is not None
                        else {})}
                    for js in schedule.jobs]

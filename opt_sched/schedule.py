@@ -13,7 +13,10 @@ packs as tuples of job ids (SPEC §3 rule 6).
 
 Online schedules (SPEC §9) may also give each job the ``machines`` it holds
 (machine numbers ``0..P_k-1`` of its partition; rule 4 is then checked per
-machine) and, for a job killed at its wall time, ``killed_at = S_i + e_i``:
+machine): any sequence of numbers, or a :class:`MachineSet` -- the machines
+as sorted runs, Batsim's interval set, which is what the replay engine
+stores (a job holding 49,152 machines is a few runs, not 49,152 numbers) --
+and, for a job killed at its wall time, ``killed_at = S_i + e_i``:
 its phase lists then stop at the last phase started before that instant, and
 that phase may be cut there. ``execution`` names the execution model the
 schedule was made under (SPEC §10); the validator applies that model's I/O
@@ -22,18 +25,195 @@ rule.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import bisect
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from itertools import chain
+from typing import Any, overload
+
+import numpy as np
 
 from .errors import ScheduleFormatError
 from .instance import Instance, Job
 
-__all__ = ["JobSchedule", "Packs", "Schedule"]
+__all__ = ["JobSchedule", "MachineSet", "Packs", "Schedule"]
 
 Packs = tuple[tuple[tuple[str, ...], ...], ...]
 """``packs[k][p]`` = the ids of pack ``p`` on partition ``k``, in order."""
+
+
+class MachineSet(Sequence[int]):
+    """Distinct machine numbers, increasing, stored as maximal runs
+    ``[low, high)`` (Batsim's interval sets: ``"0-511 1024-1535"``).
+
+    A read-only sequence of ints: ``len``, iteration (increasing), indexing,
+    ``in`` and equality with any sequence of the same numbers in the same
+    order (``MachineSet.from_machines([0, 1, 2]) == (0, 1, 2)``). Its size in
+    memory follows the number of runs, not of machines.
+    """
+
+    __slots__ = ("_bounds", "_ends", "_hash")
+
+    def __init__(self, runs: Iterable[tuple[int, int]] = ()) -> None:
+        """From half-open runs ``(low, high)``: any order, overlapping or
+        touching runs are merged; empty runs are dropped. Raises
+        :class:`ValueError` on a negative number."""
+        merged: list[list[int]] = []
+        for low, high in sorted((int(lo), int(hi)) for lo, hi in runs if hi > lo):
+            if low < 0:
+                raise ValueError(f"machine set: run [{low}, {high}) has a negative "
+                                 "machine number")
+            if merged and low <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], high)
+            else:
+                merged.append([low, high])
+        self._set_bounds(tuple(chain.from_iterable(merged)))
+
+    def _set_bounds(self, bounds: tuple[int, ...]) -> None:
+        self._bounds = bounds
+        total, ends = 0, []
+        for low, high in zip(bounds[::2], bounds[1::2]):
+            total += high - low
+            ends.append(total)
+        self._ends = tuple(ends)
+        self._hash: int | None = None
+
+    @classmethod
+    def _from_bounds(cls, bounds: tuple[int, ...]) -> MachineSet:
+        """From already maximal, increasing flat bounds (no checks)."""
+        out = cls.__new__(cls)
+        out._set_bounds(bounds)
+        return out
+
+    @classmethod
+    def from_machines(cls, machines: Iterable[int]) -> MachineSet:
+        """The set of ``machines`` (any order; repeats count once)."""
+        return cls.from_sorted_array(np.unique(np.fromiter(machines, np.int64)))
+
+    @classmethod
+    def from_sorted_array(cls, machines: np.ndarray) -> MachineSet:
+        """From a strictly increasing integer array (not checked)."""
+        if not len(machines):
+            return cls._from_bounds(())
+        if machines[0] < 0:
+            raise ValueError(f"machine set: machine {int(machines[0])} is negative")
+        cut = np.flatnonzero(np.diff(machines) != 1) + 1
+        lows = machines[np.concatenate(([0], cut))]
+        highs = machines[np.concatenate((cut - 1, [len(machines) - 1]))] + 1
+        bounds = np.empty(2 * len(lows), np.int64)
+        bounds[0::2], bounds[1::2] = lows, highs
+        return cls._from_bounds(tuple(bounds.tolist()))
+
+    @classmethod
+    def parse(cls, text: str, limit: int = 2**63) -> MachineSet:
+        """Batsim's interval set: ``"0-3 7"`` (commas also separate). Raises
+        :class:`ValueError` naming the part that is not a number ``< limit``
+        or a range ``a-b`` with ``a <= b``.
+
+        >>> MachineSet.parse("0 4-6") == (0, 4, 5, 6)
+        True
+        """
+        runs = []
+        for part in str(text).replace(",", " ").split():
+            low, dash, high = part.partition("-")
+            try:
+                first = int(low)
+                last = int(high) if dash else first
+            except ValueError:
+                raise ValueError(f"interval set {text!r}: {part!r} is not a number "
+                                 "or a range a-b") from None
+            if not 0 <= first <= last < limit:
+                raise ValueError(f"interval set {text!r}: {part!r} is not a range of "
+                                 f"machine numbers in [0, {limit})")
+            runs.append((first, last + 1))
+        return cls(runs)
+
+    @classmethod
+    def from_mask(cls, mask: int, count: int | None = None) -> MachineSet:
+        """The set bits of the non-negative int ``mask`` (only the ``count``
+        lowest ones if given)."""
+        bounds: list[int] = []
+        left = mask.bit_count() if count is None else count
+        while left > 0 and mask:
+            low = (mask & -mask).bit_length() - 1
+            rest = mask >> low
+            length = min(((rest + 1) & ~rest).bit_length() - 1, left)
+            bounds += (low, low + length)
+            mask &= ~(((1 << length) - 1) << low)
+            left -= length
+        return cls._from_bounds(tuple(bounds))
+
+    @property
+    def runs(self) -> tuple[tuple[int, int], ...]:
+        """The maximal runs ``(low, high)``, half-open, increasing."""
+        b = self._bounds
+        return tuple(zip(b[::2], b[1::2]))
+
+    def mask(self) -> int:
+        """The bit set of the machines (bit ``m`` set: machine ``m`` held)."""
+        out = 0
+        for low, high in self.runs:
+            out |= ((1 << (high - low)) - 1) << low
+        return out
+
+    def interval_string(self, offset: int = 0) -> str:
+        """Batsim's interval set, each number plus ``offset``: ``"0-3 7"``."""
+        return " ".join(str(low + offset) if high - low == 1
+                        else f"{low + offset}-{high - 1 + offset}"
+                        for low, high in self.runs)
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __iter__(self) -> Iterator[int]:
+        return chain.from_iterable(range(low, high) for low, high in self.runs)
+
+    def __reversed__(self) -> Iterator[int]:
+        return chain.from_iterable(range(high - 1, low - 1, -1)
+                                   for low, high in reversed(self.runs))
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[int, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> int | tuple[int, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("machine set index out of range")
+        run = bisect.bisect_right(self._ends, index)
+        before = self._ends[run - 1] if run else 0
+        return self._bounds[2 * run] + index - before
+
+    def __contains__(self, machine: object) -> bool:
+        if isinstance(machine, bool) or not isinstance(machine, (int, np.integer)):
+            return False
+        run = bisect.bisect_right(self._bounds[::2], int(machine)) - 1
+        return run >= 0 and machine < self._bounds[2 * run + 1]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MachineSet):
+            return self._bounds == other._bounds
+        if isinstance(other, (tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(tuple(self))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"MachineSet({self.interval_string()!r})"
+
+    def __reduce__(self):
+        return (MachineSet._from_bounds, (self._bounds,))
 
 
 @dataclass(frozen=True)
@@ -46,7 +226,9 @@ class JobSchedule:
     io_starts: tuple[float, ...]
     compute_ends: tuple[float, ...] | None = None
     io_ends: tuple[float, ...] | None = None
-    machines: tuple[int, ...] | None = None
+    machines: Sequence[int] | None = None
+    """The machines held: a :class:`MachineSet` (what replays give) or any
+    sequence of numbers (what a schedule file states, checked as given)."""
     killed_at: float | None = None
 
     @property

@@ -28,6 +28,7 @@ from opt_sched import (
     schedule_from_dict,
     schedule_to_dict,
 )
+from opt_sched.schedule import MachineSet
 from opt_sched.validation import RULES, ValidationReport, validate
 
 from .conftest import INSTANCES, TINY2_FIFO
@@ -200,3 +201,26 @@ def test_machines_and_kills_round_trip_through_the_file_format(tmp_path):
         schedule_from_dict(data)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(data, schema)
+
+
+def test_machine_sets_are_written_as_interval_sets(tmp_path):
+    """A replayed job's machines (a MachineSet) are written as Batsim's
+    interval set, read back equal, accepted by the schema; a malformed
+    string is bad input naming the job."""
+    wide = JobSchedule("w", 0, (0.0,), (1.0,),
+                       machines=MachineSet([(0, 49152), (65536, 65540)]))
+    listed = JobSchedule("l", 0, (2.0,), (3.0,), machines=(5, 3))
+    sched = Schedule((wide, listed), method="online")
+    data = schedule_to_dict(sched)
+    assert data["jobs"][0]["machines"] == "0-49151 65536-65539"
+    assert data["jobs"][1]["machines"] == [5, 3]
+    schema = json.loads((INSTANCES / "schemas" / "schedule.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    back = read_schedule(path)
+    assert back.jobs[0].machines == (*range(49152), 65536, 65537, 65538, 65539)
+    assert back == sched
+    data["jobs"][0]["machines"] = "0-4 7-x"
+    with pytest.raises(ScheduleFormatError, match=r"job 'w'.*'7-x'"):
+        schedule_from_dict(data)

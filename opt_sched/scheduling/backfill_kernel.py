@@ -69,7 +69,7 @@ L_NSL, L_HEAD, L_ENDED, L_STALE, L_FREE, L_TRACK, L_NRUN, L_DIRTY, L_NREG = rang
 LF_TOL, LF_RUNBW, LF_BUSYBW, LF_BAND, LF_LIMIT, LF_MINEND, LF_EXCESS, LF_TARGET = \
     range(8)
 # g entries
-G_SLOTTOP, G_NRUN, G_CHECK, G_ZERO, G_NSTARTED, G_SKIP = 0, 1, 2, 3, 4, 5
+G_SLOTTOP, G_NRUN, G_CHECK, G_ZERO, G_NSTARTED, G_SKIP, G_FEWEST = range(7)
 # admission rules (g[G_CHECK])
 CHECK_NONE, CHECK_LIMIT, CHECK_TARGET = 0, 1, 2
 # what place() did
@@ -132,11 +132,12 @@ def new_state(nodes, estimate, demand, lane, sizes, bands, capacities, limits,
         lf[k, LF_LIMIT] = limits[k]
         lf[k, LF_MINEND] = math.inf
     busy = np.zeros((L, W), np.uint64)
-    g = np.zeros(6, np.int64)
+    g = np.zeros(7, np.int64)
     g[G_SLOTTOP] = slots
     g[G_CHECK] = int(check)
     g[G_SKIP] = int(skip)
     g[G_ZERO] = int((np.asarray(nodes) == 0).any())
+    g[G_FEWEST] = int(np.min(nodes)) if n else 1  # the narrowest job's machines
     run_list = np.zeros(max(n, 1), np.int64)
     scratch = np.zeros((3, W), np.uint64)
     started = np.zeros(max(n, 1), np.int64)
@@ -152,6 +153,27 @@ def needs_room(st, lane, placements):
     slack = 2 * placements + 4
     return (li[lane, L_NSL] + slack > times.shape[1]
             or g[G_SLOTTOP] < placements + 1)
+
+
+@njit(cache=True)
+def placements_bound(kind, st, k, n):
+    """At most how many allocations a pass of lane ``k`` over ``n`` waiting
+    jobs adds (what :func:`needs_room` and :func:`grow` make room for).
+
+    Conservative backfilling may place every waiting job: ``n``. An EASY
+    pass (with or without Slurm's limits) adds one allocation per job it
+    starts, and each start takes at least ``q_min`` (``G_FEWEST``: the
+    fewest machines a job of the workload asks) of the ``L_FREE`` machines
+    no running job holds, plus at most two reservations of the head
+    (placed in the first loop, placed again after the backfilled starts);
+    removing an allocation never adds a slice. So ``min(n, L_FREE // q_min
+    + 2)``, unless a job asks no machine (``G_ZERO``: it starts without
+    taking any). A long EASY queue (an overloaded Mira workload: tens of
+    thousands of jobs waiting, 768 words per machine set) then needs a
+    profile of a few hundred slices, not twice the queue."""
+    if kind != EASY or st[10][G_ZERO]:
+        return n
+    return min(n, max(st[4][k, L_FREE], 0) // max(st[10][G_FEWEST], 1) + 2)
 
 
 @njit(cache=True)
@@ -525,7 +547,7 @@ def lane_pass(kind, st, k, now, order, n, released, nrel):
     ``kind`` pass; the started jobs are appended to ``started``. Returns
     ``False`` (having done nothing) if the state lacks room for ``n``
     placements: :func:`grow` it and call again."""
-    if needs_room(st, k, n):
+    if needs_room(st, k, placements_bound(kind, st, k, n)):
         return False
     sb = borrowed(st)
     ob, rb = borrow(order), borrow(released)
@@ -661,7 +683,7 @@ def bounded_lane_pass(kind, st, k, now, order, n, released, nrel, depth, mode):
     behind are neither started nor reserved), in ``mode`` (:data:`EVENT`,
     :data:`SWEEP` or :data:`FIFO`, see
     :class:`~opt_sched.scheduling.backfilling.ProfileScheduler`)."""
-    if needs_room(st, k, n):
+    if needs_room(st, k, placements_bound(kind, st, k, n)):
         return False
     sb = borrowed(st)
     ob, rb = borrow(order), borrow(released)

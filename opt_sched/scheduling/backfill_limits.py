@@ -40,6 +40,21 @@ With ``I = 0`` every pass is batsched's event-driven pass
 (:data:`~opt_sched.scheduling.backfill_kernel.EVENT`) on the first ``D``
 jobs; without a depth limit either, the schedulers run their unlimited
 passes unchanged.
+
+Default depth of conservative backfilling on large workloads (issue 24):
+its compression places every waiting job again after every job end, so a
+pass costs the queue length times the profile size, and a replay of
+100,000 jobs does not finish (NERSC-Edison, 45 days, 95,137 jobs: not in
+600 s). Without ``bf_depth``, conservative backfilling therefore examines
+at most :data:`CONSERVATIVE_DEFAULT_DEPTH` jobs per pass (Slurm's depth
+of seed 002, :data:`SLURM_DEFAULTS`) -- but only on a workload of more
+than :data:`LARGE_WORKLOAD` jobs. Every smaller workload (the Batsim
+conformance workload has 801 jobs, KTH-SP2 28,481) is replayed exactly as
+batsched does, as before; a larger one too as long as at most that depth
+of jobs waits. The depth in force is the scheduler's ``applied_bf_depth``
+after ``attach`` and the schedule's ``info["bf_depth"]``;
+``bf_depth="all"`` asks for no limit on any workload (batsched's
+behaviour, however long it takes).
 """
 
 from __future__ import annotations
@@ -50,31 +65,59 @@ from collections.abc import Iterable, Sequence
 from ..errors import OptionError
 from . import backfill_kernel as bk
 
-__all__ = ["SLURM_DEFAULTS", "BackfillLimits", "check_limits"]
+__all__ = ["CONSERVATIVE_DEFAULT_DEPTH", "LARGE_WORKLOAD", "NO_DEPTH_LIMIT",
+           "SLURM_DEFAULTS", "BackfillLimits", "applied_depth", "check_limits"]
 
 SLURM_DEFAULTS = {"bf_depth": 50, "bf_interval": 30.0}
 """Seed 002's Slurm backfill settings (``bf_interval=30,max_job_bf=50``,
 ScSF's ``slurm.conf`` for Edison; P-IV §4.1)."""
 
 
-def check_limits(bf_depth: object, bf_interval: object) -> tuple[int | None, float]:
-    """``(depth or None, interval)`` checked.
+CONSERVATIVE_DEFAULT_DEPTH = SLURM_DEFAULTS["bf_depth"]
+"""The depth conservative backfilling uses without ``bf_depth`` on a
+workload of more than :data:`LARGE_WORKLOAD` jobs (module docstring)."""
+
+LARGE_WORKLOAD = 50_000
+"""Workloads of more jobs than this get the schedulers' default depth."""
+
+NO_DEPTH_LIMIT = "all"
+"""``bf_depth`` asking for no depth limit on any workload."""
+
+
+def check_limits(bf_depth: object, bf_interval: object
+                 ) -> tuple[int | str | None, float]:
+    """``(depth, interval)`` checked; the depth is an integer, ``None`` (not
+    given: the scheduler's default) or :data:`NO_DEPTH_LIMIT`.
 
     Raises
     ------
     OptionError
-        ``bf_depth`` is not ``None`` or an integer >= 1, or ``bf_interval``
-        is not a finite number >= 0.
+        ``bf_depth`` is not ``None``, ``"all"`` or an integer >= 1, or
+        ``bf_interval`` is not a finite number >= 0.
     """
-    if bf_depth is not None and (isinstance(bf_depth, bool)
-                                 or not isinstance(bf_depth, int) or bf_depth < 1):
-        raise OptionError(f"bf_depth={bf_depth!r} must be an integer >= 1 "
-                          "(or None: no limit)")
+    if bf_depth is not None and bf_depth != NO_DEPTH_LIMIT and (
+            isinstance(bf_depth, bool) or not isinstance(bf_depth, int)
+            or bf_depth < 1):
+        raise OptionError(f"bf_depth={bf_depth!r} must be an integer >= 1, "
+                          f"{NO_DEPTH_LIMIT!r} (no limit) or None (the default)")
     if isinstance(bf_interval, bool) or not isinstance(bf_interval, (int, float)) \
             or not math.isfinite(bf_interval) or bf_interval < 0:
         raise OptionError(f"bf_interval={bf_interval!r} must be a finite number "
                           ">= 0 (seconds)")
     return bf_depth, float(bf_interval)
+
+
+def applied_depth(bf_depth: int | str | None, default: int | None, jobs: int,
+                  large: int = LARGE_WORKLOAD) -> int | None:
+    """The depth in force (``None``: no limit) for a requested ``bf_depth``
+    (:func:`check_limits`) on a workload of ``jobs`` jobs: the scheduler's
+    ``default`` depth (``None``: none) applies to workloads of more than
+    ``large`` jobs."""
+    if bf_depth == NO_DEPTH_LIMIT:
+        return None
+    if bf_depth is None:
+        return default if jobs > large else None
+    return int(bf_depth)
 
 
 class BackfillLimits:

@@ -62,15 +62,52 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..errors import OptionError
+from ..schedule import MachineSet
 from . import backfill_kernel as bk
 from . import profile as pf
-from .backfill_limits import BackfillLimits, check_limits
+from .backfill_limits import (
+    LARGE_WORKLOAD,
+    BackfillLimits,
+    applied_depth,
+    check_limits,
+)
 from .bandwidth import BandwidthRule, IgnoreBandwidth
 from .base import Cluster, JobTable, Start
 from .estimators import ESTIMATE_SOURCES, make_estimates
 from .queue_order import QueueOrder, get_queue_order
 
 __all__ = ["ProfileScheduler"]
+
+
+_FEW_MACHINES = 64
+"""Up to this many machines, a job's runs are found in a Python loop (numpy's
+per-call cost dominates on short arrays)."""
+
+
+def _machine_set(numbers: np.ndarray) -> MachineSet | tuple[int, ...]:
+    """The machines the kernel chose for one job (increasing) as a
+    :class:`~opt_sched.schedule.MachineSet`; as a plain tuple, for the
+    engine to reject, if they are not strictly increasing (a kernel bug)."""
+    if len(numbers) > _FEW_MACHINES:
+        if not (np.diff(numbers) > 0).all():
+            return tuple(numbers.tolist())
+        return MachineSet.from_sorted_array(numbers)
+    values = numbers.tolist()
+    if values and values[0] < 0:
+        return tuple(values)
+    runs: list[tuple[int, int]] = []
+    low = last = -2
+    for m in values:
+        if m <= last:
+            return tuple(values)
+        if m != last + 1:
+            if last >= 0:
+                runs.append((low, last + 1))
+            low = m
+        last = m
+    if last >= 0:
+        runs.append((low, last + 1))
+    return MachineSet(runs)
 
 
 class ProfileScheduler:
@@ -95,7 +132,9 @@ class ProfileScheduler:
         :func:`~opt_sched.scheduling.pretrain.isolated_runs`).
     bf_depth, bf_interval
         Slurm's backfilling limits (:mod:`~.backfill_limits`): at most
-        ``bf_depth`` jobs examined per pass (``None``: all), a backfill
+        ``bf_depth`` jobs examined per pass (``None``: the scheduler's
+        default, all jobs except for conservative backfilling on a large
+        workload; ``"all"``: all jobs), a backfill
         pass every ``bf_interval`` seconds and the FIFO part in between
         (0: every pass backfills). Defaults: batsched's behaviour; Slurm's
         are 50 and 30 (:data:`~.backfill_limits.SLURM_DEFAULTS`).
@@ -105,6 +144,14 @@ class ProfileScheduler:
     kind = bk.EASY
     """Which compiled pass (:data:`~opt_sched.scheduling.backfill_kernel.EASY`
     or ``CONSERVATIVE``)."""
+    default_depth: int | None = None
+    """The depth used without ``bf_depth`` on a workload of more than
+    :data:`~.backfill_limits.LARGE_WORKLOAD` jobs (``None``: no limit; see
+    :mod:`~.backfill_limits`)."""
+    large_workload: int = LARGE_WORKLOAD
+    """From how many jobs (exclusive) :attr:`default_depth` applies."""
+    applied_bf_depth: int | None = None
+    """The depth in force in the last replay (set by ``attach``)."""
 
     def __init__(self, order: str | QueueOrder = "fcfs", rjms_delay: float = 0.0,
                  bandwidth: BandwidthRule | None = None,
@@ -160,8 +207,10 @@ class ProfileScheduler:
         self._queues: list[dict[int, None]] = [{} for _ in range(L)]
         self._released: list[list[int]] = [[] for _ in range(L)]
         self._active: dict[int, None] = {}
-        self._limits = (None if self.bf_depth is None and self.bf_interval == 0
-                        else BackfillLimits(self.bf_depth, self.bf_interval))
+        self.applied_bf_depth = applied_depth(self.bf_depth, self.default_depth, n,
+                                              self.large_workload)
+        self._limits = (None if self.applied_bf_depth is None and self.bf_interval == 0
+                        else BackfillLimits(self.applied_bf_depth, self.bf_interval))
         key = getattr(self.order, "static_key", None)
         hooked = any(h is not None for h in self._hooks)
         self._static_key = (None if key is None or hooked
@@ -242,13 +291,14 @@ class ProfileScheduler:
                        bk.bounded_lane_pass(self.kind, st, k, now, order, len(order),
                                             released, len(released), limits.depth,
                                             mode)):
-                self._st = st = bk.grow(st, len(order))
+                self._st = st = bk.grow(
+                    st, bk.placements_bound(self.kind, st, k, len(order)))
             self._released[k].clear()
         self._active.clear()
         count = bk.started_machines(st, self._mbuf, self._moff)
         if not count:
             return []
-        numbers = self._mbuf.tolist()
+        numbers = self._mbuf
         off = self._moff[:count + 1].tolist()
         starts = []
         for s, j in enumerate(st[13][:count].tolist()):
@@ -256,7 +306,7 @@ class ProfileScheduler:
             del self._queues[k][j]
             self._waiting[j] = False
             self._stale[k] = True
-            starts.append(Start(j, tuple(numbers[off[s]:off[s + 1]]), k))
+            starts.append(Start(j, _machine_set(numbers[off[s]:off[s + 1]]), k))
         if self._hooks[1] is not None:
             for start in starts:
                 self._hooks[1](now, start.job)

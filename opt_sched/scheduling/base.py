@@ -43,6 +43,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..instance import Instance
+from ..schedule import MachineSet
 
 __all__ = ["Cluster", "JobTable", "RunningJob", "Scheduler", "Start", "job_table"]
 
@@ -51,12 +52,13 @@ __all__ = ["Cluster", "JobTable", "RunningJob", "Scheduler", "Start", "job_table
 class Start:
     """Start job ``job`` (its index in the instance) now on ``partition``.
 
-    ``machines`` are the machine numbers it takes; ``None`` lets the engine
-    take the lowest-numbered free machines of the partition.
+    ``machines`` are the machine numbers it takes (a sequence of ints, or a
+    :class:`~opt_sched.schedule.MachineSet`, cheaper for wide jobs); ``None``
+    lets the engine take the lowest-numbered free machines of the partition.
     """
 
     job: int
-    machines: tuple[int, ...] | None = None
+    machines: Sequence[int] | None = None
     partition: int = 0
 
 
@@ -139,7 +141,7 @@ class RunningJob:
 
     job: int
     partition: int
-    machines: tuple[int, ...]
+    machines: MachineSet
     start: float
     estimated_end: float
 

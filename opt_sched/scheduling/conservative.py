@@ -26,6 +26,7 @@ So no job ever starts after its first reservation.
 from __future__ import annotations
 
 from . import backfill_kernel as bk
+from .backfill_limits import CONSERVATIVE_DEFAULT_DEPTH
 from .backfilling import ProfileScheduler
 
 __all__ = ["ConservativeBackfilling"]
@@ -43,8 +44,13 @@ class ConservativeBackfilling(ProfileScheduler):
         Seconds added to every estimate (batsched adds 5).
     bf_depth, bf_interval
         Slurm's backfilling limits (:mod:`~opt_sched.scheduling.backfill_limits`;
-        default none, as batsched; Slurm: 50 jobs, 30 s).
+        default none, as batsched, on a workload of at most
+        :data:`~opt_sched.scheduling.backfill_limits.LARGE_WORKLOAD` jobs,
+        and a depth of
+        :data:`~opt_sched.scheduling.backfill_limits.CONSERVATIVE_DEFAULT_DEPTH`
+        on a larger one; ``bf_depth="all"``: no limit; Slurm: 50 jobs, 30 s).
     """
 
     name = "conservative"
     kind = bk.CONSERVATIVE
+    default_depth = CONSERVATIVE_DEFAULT_DEPTH

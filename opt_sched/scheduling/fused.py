@@ -34,6 +34,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..schedule import MachineSet
 from . import backfill_kernel as bk
 from . import fused_order as fo
 from . import profile as pf
@@ -234,7 +235,7 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
                                                     regs[R_NREL], depth, mode)
                     if done:
                         break
-                    st = bk.grow(st, m)
+                    st = bk.grow(st, bk.placements_bound(kind, sb, k, m))
                     sb = bk.borrowed(st)
                     ji = sb[0]
                 w = 0
@@ -384,7 +385,8 @@ class FusedRun:
         ji = self.scheduler._st[0]
         return np.flatnonzero(ji[:, bk.J_STATE] == bk.WAITING).tolist()
 
-    def machines(self) -> list[tuple[int, ...]]:
-        flat = self.mach.tolist()
+    def machines(self) -> list[MachineSet]:
+        """Every job's machines (the kernel writes them increasing)."""
         off = self.moff.tolist()
-        return [tuple(flat[off[i]:off[i + 1]]) for i in range(len(off) - 1)]
+        return [MachineSet.from_sorted_array(self.mach[off[i]:off[i + 1]])
+                for i in range(len(off) - 1)]

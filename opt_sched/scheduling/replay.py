@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import InternalError, OptionError
 from ..instance import Instance
-from ..schedule import JobSchedule, Schedule
+from ..schedule import JobSchedule, MachineSet, Schedule
 from .base import RunningJob, Scheduler, Start, job_table
 
 __all__ = ["replay"]
@@ -81,7 +81,7 @@ class _Cluster:
 
     # -- engine side -----------------------------------------------------------
     def take(self, start: Start, nodes: int, now: float, estimate: float,
-             name: str, ids: Sequence[str]) -> tuple[int, ...]:
+             name: str, ids: Sequence[str]) -> MachineSet:
         k = start.partition
         job = start.job
         if job not in self._waiting:
@@ -97,26 +97,15 @@ class _Cluster:
                 raise InternalError(
                     f"scheduler {name!r} started job {ids[job]!r} (nodes={nodes}) at "
                     f"t={now:g} with {self._free_count[k]} free machines")
-            held = tuple(_numbers(free, nodes))
-            mask = _mask(held)
+            held = MachineSet.from_mask(free, nodes)
+            mask = held.mask()
         else:
-            mask = 0
-            size = self._sizes[k]
-            try:
-                held = tuple(operator.index(m) for m in start.machines)
-            except TypeError:
-                held, mask = tuple(start.machines), -1
-            for m in held:
-                if mask < 0 or not 0 <= m < size:
-                    mask = -1
-                    break
-                mask |= 1 << m
-            if (mask < 0 or len(held) != nodes or mask.bit_count() != nodes
-                    or free & mask != mask):
+            held, mask = _checked_machines(start.machines, self._sizes[k], nodes, free)
+            if held is None:
                 raise InternalError(
                     f"scheduler {name!r} started job {ids[job]!r} (nodes={nodes}) at "
-                    f"t={now:g} on machines {list(held)!r} of partition {k}, "
-                    f"which are not {nodes} distinct free machines")
+                    f"t={now:g} on machines {list(start.machines)!r} of partition "
+                    f"{k}, which are not {nodes} distinct free machines")
         self._free[k] = free & ~mask
         self._free_count[k] -= nodes
         del self._waiting[job]
@@ -125,9 +114,33 @@ class _Cluster:
 
     def release(self, job: int) -> RunningJob:
         run = self._running.pop(job)
-        self._free[run.partition] |= _mask(run.machines)
+        self._free[run.partition] |= run.machines.mask()
         self._free_count[run.partition] += len(run.machines)
         return run
+
+
+def _checked_machines(machines: Sequence[int], size: int, nodes: int, free: int
+                      ) -> tuple[MachineSet | None, int]:
+    """``(the set, its bit set)`` of the machines a scheduler chose, or
+    ``(None, 0)`` unless they are ``nodes`` distinct free machine numbers of
+    a partition of ``size`` machines."""
+    if isinstance(machines, MachineSet):
+        held = machines
+        if held.runs and held.runs[-1][1] > size:
+            return None, 0
+    else:
+        try:
+            numbers = [operator.index(m) for m in machines]
+        except TypeError:
+            return None, 0
+        if len(numbers) != nodes or len(set(numbers)) != nodes or any(
+                not 0 <= m < size for m in numbers):
+            return None, 0
+        held = MachineSet.from_machines(numbers)
+    mask = held.mask()
+    if len(held) != nodes or free & mask != mask:
+        return None, 0
+    return held, mask
 
 
 _WIDE = 512
@@ -148,19 +161,6 @@ def _numbers(mask: int, limit: int | None = None) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-def _mask(machines: Sequence[int]) -> int:
-    """The bit set of ``machines``."""
-    if len(machines) > _WIDE // 8:
-        bits = np.zeros(max(machines) + 1, np.bool_)
-        bits[list(machines)] = True
-        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(),
-                              "little")
-    mask = 0
-    for m in machines:
-        mask |= 1 << m
-    return mask
 
 
 @contextmanager
@@ -210,7 +210,7 @@ def _run_stepped(sched: Scheduler, model, jobs, cluster: _Cluster, name: str,
     kills: list[tuple[float, int]] = []
     estimates = jobs.estimate.tolist()
     nodes = jobs.nodes.tolist()
-    held: dict[int, tuple[int, ...]] = {}
+    held: dict[int, MachineSet] = {}
     parts = [0] * n
     killed_at: dict[int, float] = {}
     ended_count = 0
@@ -352,13 +352,19 @@ def replay(instance: Instance, scheduler: str | Scheduler,
         the schedule states only node counts: the machines are still
         assigned and checked by the engine, but a batch of jobs holding tens
         of thousands of machines each (seed 000's Mira workloads) is not
-        stored and validated machine by machine.
+        stored and validated machine by machine. Machines are stored as
+        runs (:class:`~opt_sched.schedule.MachineSet`), so recording them
+        costs little even then.
 
     Returns
     -------
     Schedule
         Every job, with its partition, machines and phase times;
-        ``execution`` is the model's name, ``info`` counts killed jobs.
+        ``execution`` is the model's name, ``info`` counts killed jobs
+        (``"killed"``) and gives the backfilling depth in force
+        (``"bf_depth"``, when one was: asked for, or conservative
+        backfilling's default on a large workload,
+        :mod:`~opt_sched.scheduling.backfill_limits`).
     """
     with _gc_paused():
         sched = _make_scheduler(scheduler)
@@ -391,6 +397,10 @@ def replay(instance: Instance, scheduler: str | Scheduler,
                for i, (job, ph) in enumerate(zip(instance.jobs, phases))]
         record = model.record().to_dict() if hasattr(model, "record") else None
     info: dict[str, object] = {"scheduler": name, "execution": model.name,
-                               "killed": len(killed_at)}
+                               "killed": len(killed_at),
+                               "kill_at_walltime": bool(kill_at_walltime)}
+    depth = getattr(sched, "applied_bf_depth", None)
+    if depth is not None:
+        info["bf_depth"] = depth
     return Schedule(tuple(out), method=name, info=info, execution=model.name,
                     execution_record=record)

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..errors import ScheduleFormatError
 from ..files import atomic_write_text
 from ..instance import Instance
-from ..schedule import Schedule
+from ..schedule import MachineSet, Schedule
 from .trace import Trace
 
 __all__ = ["OUT_JOBS_COLUMNS", "interval_set", "out_jobs_rows", "parse_interval_set",
@@ -50,37 +50,30 @@ OUT_JOBS_COLUMNS: tuple[str, ...] = (
 
 def interval_set(machines: Iterable[int]) -> str:
     """Batsim's interval-set string: ``[0, 1, 2, 3, 7]`` -> ``"0-3 7"``."""
-    numbers = sorted(set(machines))
-    parts: list[str] = []
-    i = 0
-    while i < len(numbers):
-        j = i
-        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
-            j += 1
-        parts.append(str(numbers[i]) if i == j else f"{numbers[i]}-{numbers[j]}")
-        i = j + 1
-    return " ".join(parts)
+    return MachineSet.from_machines(machines).interval_string()
 
 
-def parse_interval_set(text: str) -> tuple[int, ...]:
-    """The machines of an interval-set string: ``"0 4-6"`` -> ``(0, 4, 5, 6)``.
+def parse_interval_set(text: str) -> MachineSet:
+    """The machines of an interval-set string: ``"0 4-6"`` -> ``(0, 4, 5, 6)``
+    (a :class:`~opt_sched.schedule.MachineSet`, equal to that tuple).
 
     Raises :class:`~opt_sched.errors.ScheduleFormatError` on a malformed part.
     """
-    machines: set[int] = set()
-    for part in str(text).replace(",", " ").split():
-        low, dash, high = part.partition("-")
-        try:
-            first = int(low)
-            last = int(high) if dash else first
-        except ValueError:
-            raise ScheduleFormatError(f"interval set {text!r}: {part!r} is not a "
-                                      f"number or a range a-b") from None
-        if first < 0 or last < first:
-            raise ScheduleFormatError(f"interval set {text!r}: {part!r} is not a "
-                                      f"range of machine numbers")
-        machines.update(range(first, last + 1))
-    return tuple(sorted(machines))
+    try:
+        return MachineSet.parse(text)
+    except ValueError as err:
+        raise ScheduleFormatError(str(err)) from None
+
+
+def _allocated_resources(machines: Sequence[int] | None, offset: int) -> str:
+    """The ``allocated_resources`` column: the interval set of the job's
+    machines, numbered from ``offset``; empty without machines. A
+    :class:`~opt_sched.schedule.MachineSet` is written from its runs."""
+    if machines is None:
+        return ""
+    if not isinstance(machines, MachineSet):
+        machines = MachineSet.from_machines(machines)
+    return machines.interval_string(offset)
 
 
 def _split_id(job_id: str, workload_name: str) -> tuple[str, str]:
@@ -109,10 +102,7 @@ def out_jobs_rows(instance: Instance, schedule: Schedule,
         execution = end - start
         turnaround = end - job.release
         killed = js.killed_at is not None
-        if js.machines is not None:
-            machines = interval_set(offsets[js.partition] + m for m in js.machines)
-        else:
-            machines = ""
+        machines = _allocated_resources(js.machines, offsets[js.partition])
         job_name, workload = _split_id(job.id, workload_name)
         rows.append({
             "job_id": job_name,

@@ -48,6 +48,19 @@ NAME = "replay"
 HELP = "replay an online scheduler over a trace (SWF, Batsim) or workload"
 
 
+
+def _depth(text: str) -> int | str:
+    """``--bf-depth``: a positive integer, or ``all`` (no limit)."""
+    from ...scheduling.backfill_limits import NO_DEPTH_LIMIT
+
+    if text == NO_DEPTH_LIMIT:
+        return NO_DEPTH_LIMIT
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= 1 or "
+                                         f"'{NO_DEPTH_LIMIT}'") from None
+
 def _window(text: str) -> tuple[float, float]:
     try:
         lo, hi = (float(x) for x in text.split(":"))
@@ -110,13 +123,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pretrain", action="store_true",
                         help="prime the history estimator with one isolated run "
                              "of every job group (seed 001)")
-    from ...scheduling.backfill_limits import SLURM_DEFAULTS
+    from ...scheduling.backfill_limits import (
+        CONSERVATIVE_DEFAULT_DEPTH,
+        LARGE_WORKLOAD,
+        NO_DEPTH_LIMIT,
+        SLURM_DEFAULTS,
+    )
 
-    parser.add_argument("--bf-depth", type=positive_int, nargs="?", default=None,
+    parser.add_argument("--bf-depth", type=_depth, nargs="?", default=None,
                         const=SLURM_DEFAULTS["bf_depth"], metavar="N",
                         help="backfilling examines at most N jobs per pass "
                              f"(alone: Slurm's {SLURM_DEFAULTS['bf_depth']}; "
-                             "default: all)")
+                             f"'{NO_DEPTH_LIMIT}': no limit; default: no limit, "
+                             f"except conservative on more than {LARGE_WORKLOAD:,} "
+                             f"jobs: {CONSERVATIVE_DEFAULT_DEPTH})")
     parser.add_argument("--bf-interval", type=non_negative_float, nargs="?",
                         default=None, const=SLURM_DEFAULTS["bf_interval"],
                         metavar="SECONDS",
@@ -489,7 +509,7 @@ def _space_sharing(args: argparse.Namespace) -> int:
         "skipped": 0 if skips is None else skips.total_skipped,
         "scheduler": schedule.method, "execution": schedule.execution,
         "priority": getattr(getattr(scheduler, "order", None), "name", None),
-        "bf_depth": getattr(scheduler, "bf_depth", None),
+        "bf_depth": schedule.info.get("bf_depth", getattr(scheduler, "bf_depth", None)),
         "bf_interval": getattr(scheduler, "bf_interval", None),
         "io_profile": args.io_profile, "io_phases": phases,
         "validated": bool(args.validate), "load_seconds": loaded,
@@ -519,6 +539,12 @@ def _space_sharing(args: argparse.Namespace) -> int:
           + (" (validated feasible)" if args.validate else ""))
     print(f"replayed in {replayed:.2f} s ({report['jobs_per_second']:,.0f} jobs/s); "
           f"loaded in {loaded:.2f} s")
+    if args.bf_depth is None and report["bf_depth"] is not None:
+        from ...scheduling.backfill_limits import LARGE_WORKLOAD, NO_DEPTH_LIMIT
+
+        print(f"bf_depth {report['bf_depth']}: the default of {schedule.method} on "
+              f"more than {LARGE_WORKLOAD:,} jobs (--bf-depth {NO_DEPTH_LIMIT}: "
+              "no limit)")
     keys = ["makespan", "mean_wait", "max_wait", "mean_turnaround", "mean_slowdown",
             "mean_bounded_slowdown", "utilisation", "allocation", "killed"]
     if workflows is not None:
