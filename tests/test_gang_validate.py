@@ -207,3 +207,18 @@ def test_malformed_inputs(fig7):
         dataclasses.replace(record, run_slice=np.full(len(record.run_slice), 99))
     with pytest.raises(ScheduleFormatError, match="gang workload"):
         validate_gang(object(), record)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e9])
+def test_the_tolerance_does_not_grow_with_the_clock(fig7, offset):
+    """The Fig. 7 schedule moved to ``offset`` stays feasible, and slice 2
+    starting a millisecond inside slice 1 is caught there too (the old
+    tolerance, 1e-9 of the horizon, was a whole second at 1e9)."""
+    workload, record = fig7
+    late_workload = dataclasses.replace(workload, arrival=workload.arrival + offset)
+    moved = dataclasses.replace(
+        record, admitted=record.admitted + offset, finish=record.finish + offset,
+        slice_start=record.slice_start + offset, slice_end=record.slice_end + offset)
+    assert validate_gang(late_workload, moved) == []
+    early = with_array(moved, "slice_start", 2, moved.slice_end[1] - 1e-3)
+    assert 2 in rules(validate_gang(late_workload, early))

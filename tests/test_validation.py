@@ -83,10 +83,11 @@ def test_hand_schedule_is_feasible(tiny, good):
     assert report.violations == ()
     assert report.by_rule() == dict.fromkeys(RULES, 0)
     assert report.horizon == 11.0
-    # the instance scale, not the horizon: D = max r + sum T_i(b) = 0 + (2*(2+3)
-    # + 2*(1+2)) = 16, so eps = 1e-9 * 16
+    # the instance scale bounds the checkable times: D = max r + sum T_i(b) =
+    # 0 + (2*(2+3) + 2*(1+2)) = 16; the largest tolerance is that of the
+    # longest phase end, a's last I/O [8, 11): 8 ulps of 11 + 1e-10 * 3
     assert report.scale == 16.0
-    assert report.tolerance == pytest.approx(16e-9)
+    assert report.tolerance == 8 * math.ulp(11.0) + 1e-10 * 3
     assert "feasible" in str(report)
     assert assert_feasible(tiny, good) is not None
 
@@ -292,9 +293,10 @@ def test_touching_intervals_are_fine():
     assert validate(inst, sched, rel_tol=0.0).feasible      # no slack needed
 
 
-@pytest.mark.parametrize("shift", [-1e-12, -4e-9])
+@pytest.mark.parametrize("shift", [-1e-12, -1.9e-10])
 def test_overlap_within_tolerance_is_fine(shift):
-    inst, sched = half_open_case(shift)          # horizon 5: eps = 5e-9
+    # x's I/O [1, 3) ends with the tolerance 8 ulps of 3 + 1e-10 * 2 ~ 2.0e-10
+    inst, sched = half_open_case(shift)
     assert validate(inst, sched).feasible
 
 
@@ -302,20 +304,23 @@ def test_overlap_beyond_tolerance_is_reported():
     inst, sched = half_open_case(-1e-6)
     report = validate(inst, sched)
     assert rules_of(report) == {4, 5}
-    assert validate(inst, sched, rel_tol=1e-6).feasible    # eps = 5e-6
+    # rel_tol 1e-6: x's I/O end gets 1e-6 * 2 = 2e-6, beyond the overlap
+    assert validate(inst, sched, rel_tol=1e-6).feasible
     with pytest.raises(InfeasibleScheduleError):
         assert_feasible(inst, sched, rel_tol=0.0)
     assert not validate(inst, half_open_case(-1e-12)[1], rel_tol=0.0).feasible
 
 
-def test_tolerance_is_relative_to_the_instance_not_the_schedule():
+def test_tolerance_follows_the_resolution_of_the_times_compared():
     inst, sched = half_open_case(0.0)
     far = Schedule(tuple(dataclasses.replace(
         js, compute_starts=tuple(t + 1e6 for t in js.compute_starts),
         io_starts=tuple(t + 1e6 for t in js.io_starts)) for js in sched.jobs))
     report = validate(inst, far)
-    # D = x: 1 + 2 plus y: 0 + 2 = 5, wherever the schedule puts the jobs
-    assert report.feasible and report.tolerance == pytest.approx(1e-9 * 5)
+    # the longest end is x's or y's I/O (length 2) near 1e6 + 5: 8 ulps there
+    # plus 1e-10 * 2, not a fraction of the instance or of the clock
+    assert report.feasible
+    assert report.tolerance == 8 * math.ulp(1e6 + 5) + 1e-10 * 2
     assert report.horizon == 1e6 + 5
 
 

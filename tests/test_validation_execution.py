@@ -40,9 +40,9 @@ class StatedEndsIo:
             raise ScheduleFormatError("toy model: every I/O phase states its end")
         return np.where(phases.started, phases.stated_end, phases.start)
 
-    def check(self, instance, schedule, table, eps, out) -> None:
+    def check(self, instance, schedule, table, tol, out) -> None:
         fastest = table.o_start + table.o_volume / table.o_bandwidth
-        bad = np.flatnonzero(table.o_started & (table.o_end < fastest - eps))
+        bad = np.flatnonzero(table.o_started & (table.o_end < fastest - tol.io))
         out.found(IO_RULE, len(bad))
         for g in bad[:out.room(IO_RULE)]:
             label = phase_label(table, g, "io")

@@ -13,9 +13,13 @@ nodes, one per task) with a stall :math:`\sigma_k` and a stated locality
 nodes :math:`F_i`, all-local time :math:`t^{e'}_i` and remote time
 :math:`t^{rem}_i`. A run's effective length is
 :math:`\ell_k = e_k - a_{s(k)} - \sigma_k` with :math:`e_k = t^f_i` for the
-job's last run and :math:`e_k = b_{s(k)}` otherwise. With the horizon ``H``
-(the latest finite time) and :math:`\varepsilon = \text{rel\_tol}\cdot
-\max(1, H)`:
+job's last run and :math:`e_k = b_{s(k)}` otherwise. Each comparison
+absorbs what floating point can lose at the times compared, the tolerance
+of :mod:`opt_sched.validation.tolerance`: :math:`\varepsilon = k\,u(t) +
+\rho L`, ``u(t)`` the spacing of floats at the time ``t`` compared, ``L``
+the length involved (a slice, a job's work) and :math:`\rho` = ``rel_tol``;
+a sum over the ``n`` runs of a job absorbs ``n`` times the ulps. It never
+grows with the clock, nor with any other time of the record:
 
 1. **release** -- no job runs before it arrives:
    :math:`t^{adm}_i \ge t^a_i - \varepsilon` and
@@ -32,8 +36,8 @@ job's last run and :math:`e_k = b_{s(k)}` otherwise. With the horizon ``H``
    :math:`\left|\sum_{k: l_k} \ell_k + \sum_{k: \neg l_k} \ell_k\,
    t^{e'}_i / t^{rem}_i - t^{e'}_i\right| \le \varepsilon`
    (all-local seconds); its finish lies in its last run,
-   :math:`a_{s} + \sigma \le t^f_i \le b_s` (within ``eps``), so it runs in no
-   slice after it finished; stalls are migration costs,
+   :math:`a_{s} + \sigma \le t^f_i \le b_s` (within :math:`\varepsilon`), so
+   it runs in no slice after it finished; stalls are migration costs,
    :math:`0 \le \sigma_k \le b_{s(k)} - a_{s(k)}` and
    :math:`\sum_k \sigma_k = C\,(|\text{placements}_i| - 1)`; a job never
    returns to an earlier placement.
@@ -60,6 +64,7 @@ import numpy as np
 
 from ..errors import InfeasibleScheduleError, ScheduleFormatError
 from ..schedule import Schedule
+from ..validation.tolerance import Tolerance
 from .record import GangRecord
 from .workload import GangWorkload, workload_from_dict
 
@@ -163,9 +168,7 @@ def validate_gang(workload: GangWorkload | Mapping[str, Any],
     rec = _as_record(schedule)
     out = _Out(max_per_rule)
     n_rec = len(rec.job_ids)
-    times = np.concatenate([rec.slice_end, rec.finish, wl.arrival, [0.0]])
-    times = times[np.isfinite(times)]
-    eps = rel_tol * max(1.0, float(np.abs(times).max()))
+    tol = Tolerance(rel_tol)
     ids = rec.job_ids
 
     # -- rule 6 coverage, and the record -> workload job map ---------------------
@@ -202,12 +205,13 @@ def validate_gang(workload: GangWorkload | Mapping[str, Any],
     rem = wl.remote_time[wli]
 
     # -- rule 1 release ------------------------------------------------------------
-    for k in np.flatnonzero(ok & ~(rec.admitted >= arrival - eps)).tolist():
+    admitted_early = ~(rec.admitted >= arrival - tol.times(arrival))
+    for k in np.flatnonzero(ok & admitted_early).tolist():
         out.add(1, f"job {ids[k]!r} is admitted at t={_t(rec.admitted[k])}, before it "
                    f"arrives at t={_t(arrival[k])}", (ids[k],), time=rec.admitted[k])
     if len(rj):
         floor = np.maximum(arrival, np.nan_to_num(rec.admitted, nan=-math.inf))[rj]
-        early = np.flatnonzero(ok_run & (sa[rs] < floor - eps))
+        early = np.flatnonzero(ok_run & (sa[rs] < floor - tol.times(floor)))
         for r in early.tolist():
             k = int(rj[r])
             out.add(1, f"job {ids[k]!r} runs in slice {rs[r]} from t={_t(sa[rs[r]])}, "
@@ -247,14 +251,15 @@ def validate_gang(workload: GangWorkload | Mapping[str, Any],
 
     # -- rule 2 node-exclusive -------------------------------------------------------
     length = sb - sa
-    too_long = ~(length >= -eps) | ~(length <= rec.quantum + eps)
+    slack = tol.times(sb) + tol.rel_tol * rec.quantum
+    too_long = ~(length >= -slack) | ~(length <= rec.quantum + slack)
     for s in np.flatnonzero(too_long).tolist():
         out.add(2, f"slice {s} [{_t(sa[s])}, {_t(sb[s])}) lasts {_t(length[s])} s, not "
                    f"within 0..{_t(rec.quantum)} (one quantum)", (), (s,), sa[s])
     for s in np.flatnonzero((srow < 0) | (srow >= rec.mpl)).tolist():
         out.add(2, f"slice {s} runs row {srow[s]}, outside 0..{rec.mpl - 1}", (), (s,),
                 sa[s])
-    for s in np.flatnonzero(sa[1:] < sb[:-1] - eps).tolist():
+    for s in np.flatnonzero(sa[1:] < sb[:-1] - slack[:-1]).tolist():
         out.add(2, f"slice {s + 1} starts at t={_t(sa[s + 1])} before slice {s} ends "
                    f"(t={_t(sb[s])}): two rows at once", (), (s, s + 1), sa[s + 1])
     if len(rj):
@@ -321,8 +326,9 @@ def validate_gang(workload: GangWorkload | Mapping[str, Any],
         end = np.where(is_last, rec.finish[rj], sb[rs])
         eff = end - sa[rs] - rec.run_stall
         stall = rec.run_stall
-        for r in np.flatnonzero(ok_run & ((stall < -eps) | (stall > length[rs] + eps))
-                                ).tolist():
+        run_slack = slack[rs]
+        for r in np.flatnonzero(ok_run & ((stall < -run_slack)
+                                          | (stall > length[rs] + run_slack))).tolist():
             k, s = int(rj[r]), int(rs[r])
             out.add(4, f"job {ids[k]!r} stalls {_t(stall[r])} s in slice {s}, which "
                        f"lasts {_t(length[s])} s", (ids[k],), (s,), sa[s])
@@ -330,7 +336,7 @@ def validate_gang(workload: GangWorkload | Mapping[str, Any],
             r = int(last[k])
             s = int(rs[r])
             lo, hi = sa[s] + stall[r], sb[s]
-            if not lo - eps <= rec.finish[k] <= hi + eps:
+            if not lo - slack[s] <= rec.finish[k] <= hi + slack[s]:
                 out.add(4, f"job {ids[k]!r} finishes at t={_t(rec.finish[k])}, outside "
                            f"its last run in slice {s} [{_t(lo)}, {_t(hi)}): it runs "
                            f"after it finished or stops before", (ids[k],), (s,),
@@ -338,13 +344,17 @@ def validate_gang(workload: GangWorkload | Mapping[str, Any],
         rate = np.where(rec.run_local, 1.0, (alt / rem)[rj])
         done = np.bincount(rj, weights=np.where(ok_run, eff * rate, 0.0),
                            minlength=n_rec)
-        for k in np.flatnonzero(ok & ~(np.abs(done - alt) <= eps)).tolist():
+        # a sum over a job's runs: its ulps add up once per run
+        per_run = nruns * tol.times(np.where(np.isfinite(rec.finish), rec.finish, 0.0))
+        work_slack = per_run + tol.rel_tol * alt
+        for k in np.flatnonzero(ok & ~(np.abs(done - alt) <= work_slack)).tolist():
             out.add(4, f"job {ids[k]!r} gets {_t(done[k])} all-local seconds of work, "
                        f"not its {_t(alt[k])} (finish t={_t(rec.finish[k])}, "
                        f"{nruns[k]} runs)", (ids[k],), time=rec.finish[k])
         stalled = np.bincount(rj, weights=stall, minlength=n_rec)
         owed = rec.migration_cost * np.maximum(nplace - 1, 0)
-        for k in np.flatnonzero(ok & ~(np.abs(stalled - owed) <= eps)).tolist():
+        stall_slack = per_run + tol.rel_tol * owed
+        for k in np.flatnonzero(ok & ~(np.abs(stalled - owed) <= stall_slack)).tolist():
             out.add(4, f"job {ids[k]!r} stalls {_t(stalled[k])} s in all, but its "
                        f"{nplace[k] - 1} migrations cost {_t(owed[k])} s "
                        f"(C={_t(rec.migration_cost)})", (ids[k],))

@@ -13,21 +13,23 @@ model (``o_ij + v_ij / b_k(i)`` under exclusive I/O). The job holds its nodes
 on ``[S_i, C_i)``: ``S_i`` the earliest start of its phases, ``C_i`` the latest
 end, or its kill time ``K_i`` if it was killed at its wall time.
 
-Tolerance (:mod:`~opt_sched.validation.tolerance`): with the instance scale
-``D = max_i r_i + sum_i T_i(b_i^min)`` (last release plus total
-contention-free work on the slowest admissible I/O node),
-``eps = rel_tol * max(1, D)``. It depends on the instance only, so no time in
-the schedule can widen it.
+Tolerance (:mod:`~opt_sched.validation.tolerance`): what floating point can
+lose at the times compared, never more. A comparison that involves the end of
+a phase of length ``L`` near time ``t`` absorbs
+``tau = min(8 ulps of t + rel_tol * L, L / 2)``; one of two times that are not
+phase ends absorbs 8 ulps. It does not grow with the clock (at ``t = 1e9`` s,
+``tau`` is about ``1e-6`` s), never hides a phase (``tau <= L / 2``), and no
+other time of the schedule can widen it.
 
 Rules, one module each:
 
 0. job-coverage (:mod:`.coverage`): every job of the instance is listed
    exactly once; a missing, unknown or repeated job is named.
-1. release-and-dependencies (:mod:`.release`): :math:`S_i \ge r_i - \varepsilon`,
-   :math:`S_i \ge C_p - \varepsilon` for every predecessor ``p``.
+1. release-and-dependencies (:mod:`.release`): :math:`S_i \ge r_i`,
+   :math:`S_i \ge C_p` for every predecessor ``p`` (up to ``tau``).
 2. phase-lengths (:mod:`.lengths`): stated ends equal true ends within
-   ``eps``; every phase time lies in the range where floating-point times are
-   at most ``eps`` apart (a start at ``1e308`` is reported here).
+   ``tau``; every phase time lies in the range where floating-point times
+   can show its length (a start at ``1e308`` is reported here).
 3. phase-order (:mod:`.order`): compute ``j``, I/O ``j``, compute ``j+1``,
    never overlapping (gaps allowed).
 4. node-capacity (:mod:`.capacity`, :mod:`.machines`): per partition and
@@ -40,7 +42,8 @@ Rules, one module each:
 6. pack-discipline (:mod:`.packs`, when ``schedule.packs`` is set or
    ``check_packs=True``).
 7. walltime-kill (:mod:`.kills`): a job marked killed is killed at
-   ``S_i + e_i``, started every phase it lists by then, and was still running.
+   ``S_i + e_i``, started every phase it lists by then, and was still running;
+   in a schedule that kills at the wall time, no job runs past it unmarked.
 
 The validator never stops at the first violation: every violation is
 counted, and up to ``max_per_rule`` of each rule are stored with a message

@@ -8,8 +8,10 @@ there. For every named resource ``r`` of the platform,
 ``d_ir`` from ``job.demands``). When the schedule names the machines each job
 holds, :mod:`~opt_sched.validation.machines` also checks them one by one.
 
-The sweeps shorten every job interval by ``eps`` at its end, so a job ending
-at ``t + eps/2`` does not collide with one starting at ``t``. One violation
+The sweeps shorten every job interval at its end by the tolerance of
+:math:`C_i` (:mod:`~opt_sched.validation.tolerance`), so a job ending a
+rounding error after ``t`` does not collide with one starting at ``t``; a
+named resource's amounts get ``max(rel_tol, 1e-12) * max(1, D_r)``. One violation
 per job placed wrongly and per maximal episode of overload.
 """
 
@@ -21,6 +23,7 @@ from ..instance import Instance
 from .report import Collector, format_time, name_list
 from .sweep import overload_peaks
 from .table import PhaseTable
+from .tolerance import PhaseTolerances
 
 __all__ = ["RULE", "check_node_capacity"]
 
@@ -42,11 +45,11 @@ def _check_placement(instance: Instance, table: PhaseTable, out: Collector) -> N
                     time=table.start[i])
 
 
-def check_node_capacity(instance: Instance, table: PhaseTable, eps: float,
+def check_node_capacity(instance: Instance, table: PhaseTable, tol: PhaseTolerances,
                         out: Collector) -> None:
     """Rule 4 for node counts and named resources (see the module text)."""
     _check_placement(instance, table, out)
-    start, end = table.start, table.end - eps
+    start, end = table.start, table.end - tol.job
     for k, part in enumerate(instance.platform.partitions):
         mine = np.flatnonzero(table.partition == k)
         count, peaks = overload_peaks(start[mine], end[mine],
@@ -65,8 +68,8 @@ def check_node_capacity(instance: Instance, table: PhaseTable, eps: float,
     for name in names:
         amount = np.array([job.demand.get(name, 0.0) for job in instance.jobs])
         cap = capacity[name]
-        tol = max(eps, 1e-12) * max(1.0, cap)
-        count, peaks = overload_peaks(start, end, amount, cap, tol, out.room(RULE))
+        slack = max(tol.rule.rel_tol, 1e-12) * max(1.0, cap)
+        count, peaks = overload_peaks(start, end, amount, cap, slack, out.room(RULE))
         out.found(RULE, count)
         for t in peaks[:out.room(RULE)]:
             running = np.flatnonzero((start <= t) & (t < end) & (amount > 0))

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..schedule import Schedule
     from .report import Collector
     from .table import PhaseTable
+    from .tolerance import PhaseTolerances
 
 __all__ = ["IoPhases", "IoRule"]
 
@@ -81,8 +82,10 @@ class IoRule(Protocol):
         ...
 
     def check(self, instance: Instance, schedule: Schedule, table: PhaseTable,
-              eps: float, out: Collector) -> None:
+              tol: PhaseTolerances, out: Collector) -> None:
         """Count (``out.found``) and store (``out.add``) every violation of
-        the model's I/O rule as rule 5, with tolerance ``eps``. Slots with
-        ``table.o_started`` False are no phases."""
+        the model's I/O rule as rule 5. ``tol`` holds the tolerance of every
+        phase end (:class:`~opt_sched.validation.tolerance.PhaseTolerances`):
+        an overlap or a difference within it is rounding, not a violation.
+        Slots with ``table.o_started`` False are no phases."""
         ...

@@ -2,9 +2,10 @@ r"""Rule 6, pack-discipline (when ``schedule.packs`` is set, or asked for).
 
 The packs cover every job of the instance exactly once, each on its job's
 partition; all jobs of a pack start together,
-:math:`|S_i - S_\pi| \le \varepsilon` with :math:`S_\pi = \min_{i \in \pi} S_i`;
+:math:`S_i \le S_\pi + k\,u(S_\pi)` with :math:`S_\pi = \min_{i \in \pi} S_i`;
 and pack ``p+1`` of a partition starts after pack ``p`` has completed,
-:math:`S_{\pi_{p+1}} \ge \max_{i \in \pi_p} C_i - \varepsilon` (idle time
+:math:`S_{\pi_{p+1}} \ge C_l - \tau_l` with ``l`` the job of pack ``p`` that
+completes last and :math:`\tau_l` the tolerance of its completion (idle time
 between packs is allowed; empty packs are ignored). A job missing from the
 packs, listed in two packs or unknown to the instance is reported by name.
 Timing is checked on the jobs validly placed (their first pack, on their own
@@ -19,6 +20,7 @@ from ..instance import Instance
 from ..schedule import Schedule
 from .report import Collector, format_time, name_list
 from .table import PhaseTable
+from .tolerance import PhaseTolerances
 
 __all__ = ["check_pack_discipline"]
 
@@ -59,7 +61,7 @@ def _check_cover(instance: Instance, schedule: Schedule, table: PhaseTable,
 
 
 def check_pack_discipline(instance: Instance, schedule: Schedule, table: PhaseTable,
-                          eps: float, out: Collector) -> None:
+                          tol: PhaseTolerances, out: Collector) -> None:
     """Rule 6 (see the module text)."""
     if schedule.packs is None:
         out.one(RULE, "the schedule has no packs but pack discipline was requested")
@@ -67,7 +69,8 @@ def check_pack_discipline(instance: Instance, schedule: Schedule, table: PhaseTa
     seen = _check_cover(instance, schedule, table, out)
     ids = table.ids
     for k, row in enumerate(schedule.packs):
-        previous: tuple[int, float, str] | None = None   # (pack, completion, job)
+        # (pack, completion, job, tolerance of the completion)
+        previous: tuple[int, float, str, float] | None = None
         for p, pack in enumerate(row):
             members = [instance.index[j] for j in dict.fromkeys(pack)
                        if seen.get(j) == (k, p)
@@ -76,17 +79,18 @@ def check_pack_discipline(instance: Instance, schedule: Schedule, table: PhaseTa
                 continue
             first = members[int(np.argmin(table.start[members]))]
             s_pack = float(table.start[first])
-            late = [i for i in members if table.start[i] > s_pack + eps]
+            slack = float(tol.rule.times(s_pack))
+            late = [i for i in members if table.start[i] > s_pack + slack]
             if late:
                 detail = [f"{ids[i]} at t={format_time(table.start[i])}" for i in late]
                 out.one(RULE, f"pack {p} of partition {k} starts at "
                         f"t={format_time(s_pack)} ({ids[first]}) but not all its "
                         f"jobs do: {name_list(detail)}",
                         jobs=[ids[first], *(ids[i] for i in late)], time=s_pack)
-            if previous is not None and s_pack < previous[1] - eps:
+            if previous is not None and s_pack < previous[1] - previous[3]:
                 out.one(RULE, f"pack {p} of partition {k} starts at "
                         f"t={format_time(s_pack)} ({ids[first]}) before pack "
                         f"{previous[0]} completes at t={format_time(previous[1])} "
                         f"({previous[2]})", jobs=(ids[first], previous[2]), time=s_pack)
             last = members[int(np.argmax(table.end[members]))]
-            previous = (p, float(table.end[last]), ids[last])
+            previous = (p, float(table.end[last]), ids[last], float(tol.job[last]))

@@ -1,10 +1,12 @@
 r"""Rule 1, release-and-dependencies.
 
-:math:`S_i \ge r_i - \varepsilon` (so also :math:`S_i \ge -\varepsilon`,
-releases being non-negative) and :math:`S_i \ge C_p - \varepsilon` for every
-predecessor ``p`` in ``job.after``. ``C_p`` is the completion of ``p``: the end
-of its last phase, or its kill time if it was killed at its wall time. Jobs
-the schedule does not list are skipped (rule 0 reports them).
+:math:`S_i \ge r_i - k\,u(r_i)` (so also :math:`S_i \ge 0` up to rounding,
+releases being non-negative) and :math:`S_i \ge C_p - \tau_p` for every
+predecessor ``p`` in ``job.after``, with :math:`\tau_p` the tolerance of the
+end ``C_p`` (:mod:`~opt_sched.validation.tolerance`). ``C_p`` is the
+completion of ``p``: the end of its last phase, or its kill time if it was
+killed at its wall time. Jobs the schedule does not list are skipped (rule 0
+reports them).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 from ..instance import Instance
 from .report import Collector, format_time
 from .table import PhaseTable, phase_label
+from .tolerance import PhaseTolerances
 
 __all__ = ["check_release_and_dependencies", "first_phase_label"]
 
@@ -31,11 +34,12 @@ def first_phase_label(table: PhaseTable, i: int) -> str:
     return phase_label(table, g_c, "compute")
 
 
-def check_release_and_dependencies(instance: Instance, table: PhaseTable, eps: float,
-                                   out: Collector) -> None:
+def check_release_and_dependencies(instance: Instance, table: PhaseTable,
+                                   tol: PhaseTolerances, out: Collector) -> None:
     """Rule 1 (see the module text)."""
     release = np.array([job.release for job in instance.jobs])
-    early = np.flatnonzero(table.start < release - eps)
+    slack = tol.rule.times(np.maximum(np.abs(table.start), release))
+    early = np.flatnonzero(table.start < release - slack)
     out.found(RULE, len(early))
     for i in early[:out.room(RULE)]:
         job = instance.jobs[i]
@@ -49,7 +53,7 @@ def check_release_and_dependencies(instance: Instance, table: PhaseTable, eps: f
             continue
         for dep in job.after:
             p = instance.index[dep]
-            if table.listed[p] and table.start[i] < table.end[p] - eps:
+            if table.listed[p] and table.start[i] < table.end[p] - tol.job[p]:
                 out.one(RULE, f"job {job.id} starts at t={format_time(table.start[i])} "
                         f"before its predecessor {dep} completes at "
                         f"t={format_time(table.end[p])}",

@@ -95,8 +95,10 @@ class ValidationReport:
 
     ``violations`` holds the stored violations (at most ``max_per_rule`` per
     rule, in rule order); ``counts`` maps every rule number to the number of
-    violations *found*, stored or not. ``tolerance`` is the absolute ``eps``
-    used and ``scale`` the instance scale ``D`` it was derived from
+    violations *found*, stored or not. ``tolerance`` is the largest absolute
+    tolerance applied to any phase end, ``rule`` how every tolerance was
+    derived (:class:`~opt_sched.validation.tolerance.Tolerance`), and
+    ``scale`` the instance scale ``D`` that bounds the checkable times
     (:mod:`opt_sched.validation.tolerance`); ``horizon`` is the schedule's
     largest ``|C_i|``, for information only. ``execution`` is the execution
     model whose I/O rule was applied and ``rule_names`` the name of every
@@ -117,6 +119,14 @@ class ValidationReport:
     """The phase table the rules checked (:mod:`.table`), for consumers that
     measure the same schedule (:func:`opt_sched.metrics.summary`); not part
     of the verdict."""
+    rule: Any = None
+    """How each tolerance was derived (a
+    :class:`~opt_sched.validation.tolerance.Tolerance`), ``None`` if unknown."""
+
+    def tolerance_text(self) -> str:
+        """``"tolerance up to 3e-10: 8 ulps + 1e-10 x length"``."""
+        how = f": {self.rule.describe()}" if self.rule is not None else ""
+        return f"tolerance up to {self.tolerance:.3g}{how}"
 
     @property
     def feasible(self) -> bool:
@@ -143,12 +153,12 @@ class ValidationReport:
         if self.method:
             what += f" ({self.method})"
         if self.feasible:
-            return f"{what}: feasible (tolerance {self.tolerance:.3g})"
+            return f"{what}: feasible ({self.tolerance_text()})"
         broken = ", ".join(f"rule {rule} {self.rule_names[rule]}: {n}"
                            for rule, n in self.by_rule().items() if n)
         return (f"{what}: INFEASIBLE, {self.num_violations} violation"
                 f"{'s' if self.num_violations != 1 else ''} ({broken}; "
-                f"tolerance {self.tolerance:.3g})")
+                f"{self.tolerance_text()})")
 
     def format(self, limit: int = _LISTED_IN_TEXT) -> str:
         """The summary line and the first ``limit`` violations, one per line."""
@@ -166,7 +176,9 @@ class ValidationReport:
         """JSON-ready form."""
         return {"instance": self.instance, "method": self.method,
                 "feasible": self.feasible, "num_violations": self.num_violations,
-                "tolerance": self.tolerance, "scale": self.scale,
+                "tolerance": self.tolerance,
+                "tolerance_rule": None if self.rule is None else self.rule.to_dict(),
+                "scale": self.scale,
                 "horizon": self.horizon, "execution": self.execution,
                 "checked_packs": self.checked_packs,
                 "counts": {self.rule_names[r]: n for r, n in self.by_rule().items()},

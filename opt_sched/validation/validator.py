@@ -28,15 +28,19 @@ from .report import (
     ValidationReport,
 )
 from .table import build_table
-from .tolerance import instance_scale
+from .tolerance import REL_TOL, ULPS, PhaseTolerances, Tolerance, instance_scale
 
 __all__ = ["assert_feasible", "validate"]
 
 
-def _check_options(rel_tol: object, check_packs: object, max_per_rule: object) -> None:
-    if (isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float))
-            or not math.isfinite(rel_tol) or rel_tol < 0):
-        raise OptionError(f"validate: rel_tol={rel_tol!r} must be a finite number >= 0")
+def _check_options(rel_tol: object, ulps: object, resolution: object,
+                   check_packs: object, max_per_rule: object) -> None:
+    for name, value in (("rel_tol", rel_tol), ("ulps", ulps),
+                        ("resolution", resolution)):
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value) or value < 0):
+            raise OptionError(f"validate: {name}={value!r} must be a finite number "
+                              ">= 0")
     if isinstance(max_per_rule, bool) or not isinstance(max_per_rule, int) \
             or max_per_rule < 0:
         raise OptionError(f"validate: max_per_rule={max_per_rule!r} must be an "
@@ -46,7 +50,8 @@ def _check_options(rel_tol: object, check_packs: object, max_per_rule: object) -
                           "True or False")
 
 
-def validate(instance: Instance, schedule: Schedule, *, rel_tol: float = 1e-9,
+def validate(instance: Instance, schedule: Schedule, *, rel_tol: float = REL_TOL,
+             ulps: float = ULPS, resolution: float = 0.0,
              check_packs: bool | None = None,
              max_per_rule: int = MAX_PER_RULE) -> ValidationReport:
     """Check ``schedule`` against every rule (see :mod:`opt_sched.validation`).
@@ -56,10 +61,16 @@ def validate(instance: Instance, schedule: Schedule, *, rel_tol: float = 1e-9,
     instance, schedule
         The instance and a schedule of it. The shape of each entry is checked
         first (:meth:`Schedule.check_shape` with ``coverage=False``).
-    rel_tol
-        Relative tolerance; the absolute one is ``rel_tol * max(1, D)`` with
-        ``D`` the instance scale (:mod:`opt_sched.validation.tolerance`),
-        never anything read from the schedule.
+    rel_tol, ulps
+        The tolerance of a comparison involving the end of a phase of length
+        ``L`` near time ``t`` is ``min(ulps * u(t) + rel_tol * L, L / 2)``,
+        ``u(t)`` the spacing of floats at ``t``
+        (:mod:`opt_sched.validation.tolerance`): what rounding can lose at
+        the magnitudes compared, never enough to hide a phase.
+    resolution
+        The precision the schedule's times were written with, when coarser
+        than floating point (Batsim's ``out_jobs.csv``: ``1e-6``); added to
+        every tolerance. Default 0: the times are the method's own floats.
     check_packs
         ``None``: check rule 6 iff ``schedule.packs`` is set. ``True``: always
         (a schedule without packs then violates it). ``False``: never.
@@ -78,33 +89,36 @@ def validate(instance: Instance, schedule: Schedule, *, rel_tol: float = 1e-9,
         is not a finite number, a wrong number of phases, a partition that
         does not exist, an unknown execution model.
     OptionError
-        ``rel_tol``, ``check_packs`` or ``max_per_rule`` is out of range.
+        ``rel_tol``, ``ulps``, ``resolution``, ``check_packs`` or
+        ``max_per_rule`` is out of range.
     InstanceError
         The instance scale ``D`` overflows (no tolerance can be derived).
     """
-    _check_options(rel_tol, check_packs, max_per_rule)
+    _check_options(rel_tol, ulps, resolution, check_packs, max_per_rule)
     rule = io_rule(schedule.execution)
     schedule.check_shape(instance, coverage=False)
     scale = instance_scale(instance)
-    eps = float(rel_tol) * max(1.0, scale)
     out = Collector(max_per_rule, {**RULES, IO_RULE: rule.name})
     entries = check_coverage(instance, schedule, out)
     table = build_table(instance, schedule, entries, rule)
-    check_release_and_dependencies(instance, table, eps, out)
-    check_phase_lengths(instance, table, eps, scale, out)
-    check_phase_order(table, eps, out)
-    check_node_capacity(instance, table, eps, out)
-    check_machines(instance, table, eps, out)
-    rule.check(instance, schedule, table, eps, out)
+    tol = PhaseTolerances.of(Tolerance(float(rel_tol), float(ulps), float(resolution)),
+                             table)
+    check_release_and_dependencies(instance, table, tol, out)
+    check_phase_lengths(instance, table, tol, scale, out)
+    check_phase_order(table, tol, out)
+    check_node_capacity(instance, table, tol, out)
+    check_machines(instance, table, tol.job, out)
+    rule.check(instance, schedule, table, tol, out)
     packs = schedule.packs is not None if check_packs is None else check_packs
     if packs:
-        check_pack_discipline(instance, schedule, table, eps, out)
-    check_kills(instance, table, eps, out)
+        check_pack_discipline(instance, schedule, table, tol, out)
+    check_kills(instance, table, tol, out,
+                kills_at_walltime=schedule.info.get("kill_at_walltime") is True)
     ends = table.end[table.listed]
     horizon = float(np.max(np.abs(ends))) if len(ends) else 0.0
-    return ValidationReport(out.violations(), eps, dict(out.counts), horizon,
+    return ValidationReport(out.violations(), tol.largest, dict(out.counts), horizon,
                             instance.name, schedule.method, packs, scale,
-                            rule.execution, dict(out.names), table)
+                            rule.execution, dict(out.names), table, tol.rule)
 
 
 def assert_feasible(instance: Instance, schedule: Schedule,

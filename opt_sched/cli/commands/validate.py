@@ -16,8 +16,13 @@ HELP = ("check a schedule against SPEC §3 rules 1-6 (exit 1 and every "
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("instance")
     parser.add_argument("schedule")
-    parser.add_argument("--tolerance", type=positive_float, default=1e-9,
-                        help="relative tolerance (default 1e-9)")
+    parser.add_argument("--tolerance", type=positive_float, default=1e-10,
+                        help="relative tolerance on phase lengths (default 1e-10; "
+                             "8 ulps of the times compared are always absorbed)")
+    parser.add_argument("--resolution", type=positive_float, default=None,
+                        help="the precision the schedule's times were written "
+                             "with, if coarser than floating point (Batsim's "
+                             "out_jobs.csv: 1e-6)")
 
 
 def _gang(args: argparse.Namespace) -> int:
@@ -49,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         return _gang(args)
     instance = read_instance(args.instance)
     schedule = read_schedule(args.schedule)
-    report = validate(instance, schedule, rel_tol=args.tolerance)
+    report = validate(instance, schedule, rel_tol=args.tolerance,
+                      resolution=args.resolution or 0.0)
     if args.json:
         print_json(report.to_dict())
     else:

@@ -25,10 +25,18 @@ From these alone the rule recomputes the rate of every phase,
 and checks, with the schedule's stated ``[o_p, e_p)``:
 
 - *capacity*: at every time, over the ``m`` phases in progress on ``k``,
-  :math:`\sum_p \rho_p(t) \le \eta(m) b_k + \varepsilon b_k`;
+  :math:`\sum_p \rho_p(t) \le \eta(m) b_k + \rho\, b_k`; a phase counts as in
+  progress on :math:`[o_p, e_p - \tau_p)`, its end shortened by its
+  tolerance, as under exclusive I/O, so two phases that touch up to
+  rounding never add up;
 - *volume*: every phase moves exactly its volume,
-  :math:`|\int_{o_p}^{e_p} \rho_p - v_p| \le \varepsilon b_k + 10^{-9} v_p`
+  :math:`|\int_{o_p}^{e_p} \rho_p - v_p| \le (\tau_p + (1 + m_p)\,k\,u(e_p))
+  \min(c_p, b_k) + \rho\, v_p`, with :math:`m_p` the level points inside
+  the phase: each time the integral reads may be off by its rounding
   (a phase cut by a wall-time kill moves at most ``v_p``);
+
+(:math:`\tau_p` the tolerance of the end of phase ``p`` and :math:`\rho` =
+``rel_tol``, :mod:`~opt_sched.validation.tolerance`.)
 - every I/O phase of positive volume states its end.
 
 The checks use sorted breakpoints and prefix sums of the level function;
@@ -45,6 +53,7 @@ from ...schedule import Schedule
 from ..io_rule import IoPhases
 from ..report import IO_RULE, Collector, format_time
 from ..table import PhaseTable, phase_label
+from ..tolerance import PhaseTolerances
 
 __all__ = ["SharedIo"]
 
@@ -134,7 +143,7 @@ class SharedIo:
         return np.where(np.isnan(phases.stated_end), alone, phases.stated_end)
 
     def check(self, instance: Instance, schedule: Schedule, table: PhaseTable,
-              eps: float, out: Collector) -> None:
+              tol: PhaseTolerances, out: Collector) -> None:
         parts = instance.platform.partitions
         rec = _record(schedule, len(parts))
         live = np.flatnonzero(table.o_started & (table.o_volume > 0))
@@ -154,13 +163,13 @@ class SharedIo:
             if not len(mine):
                 continue
             caps = np.minimum(rec["caps"][k], node_cap[table.job[mine]])
-            self._volumes(table, mine, rec, k, part.bandwidth, weight_of, caps, eps,
+            self._volumes(table, mine, rec, k, part.bandwidth, weight_of, caps, tol,
                           out)
-            self._capacity(table, mine, rec, k, part.bandwidth, weight_of, caps, eps,
+            self._capacity(table, mine, rec, k, part.bandwidth, weight_of, caps, tol,
                            out)
 
     @staticmethod
-    def _volumes(table, mine, rec, k, band, weight_of, caps, eps, out) -> None:
+    def _volumes(table, mine, rec, k, band, weight_of, caps, tol, out) -> None:
         lv = rec["levels"][k]
         weights = weight_of[table.job[mine]]
         moved = np.empty(len(mine))
@@ -171,12 +180,20 @@ class SharedIo:
                                         table.o_start[mine[sel]],
                                         table.o_end[mine[sel]])
         volume = table.o_volume[mine]
-        tol = eps * band + 1e-9 * volume
+        # each time the integral reads (the phase's start and end, and the m
+        # level points inside it) may be off by its rounding, which moves at
+        # most the phase's fastest rate times that much
+        starts, ends = table.o_start[mine], table.o_end[mine]
+        inside = (np.searchsorted(lv[:, 0], ends, side="left")
+                  - np.searchsorted(lv[:, 0], starts, side="right"))
+        times = tol.io[mine] + tol.rule.times(ends) * (1 + np.maximum(inside, 0))
+        slack = times * np.minimum(caps, band) + tol.rule.rel_tol * volume
         # a killed job's phase that ends at the kill may move less
         kill = table.killed_at[table.job[mine]]
-        cut = ~np.isnan(kill) & (np.abs(table.o_end[mine] - kill) <= eps)
-        short = np.abs(moved - volume) > tol
-        short[cut] = moved[cut] > volume[cut] + tol[cut]
+        at_kill = np.abs(table.o_end[mine] - kill) <= tol.rule.times(kill)
+        cut = ~np.isnan(kill) & at_kill
+        short = np.abs(moved - volume) > slack
+        short[cut] = moved[cut] > volume[cut] + slack[cut]
         bad = np.flatnonzero(short)
         out.found(IO_RULE, len(bad))
         for q in bad[:out.room(IO_RULE)]:
@@ -189,9 +206,9 @@ class SharedIo:
                     phases=(label,), time=table.o_start[slot])
 
     @staticmethod
-    def _capacity(table, mine, rec, k, band, weight_of, caps, eps, out) -> None:
+    def _capacity(table, mine, rec, k, band, weight_of, caps, tol, out) -> None:
         lv = rec["levels"][k]
-        starts, ends = table.o_start[mine], table.o_end[mine]
+        starts, ends = table.o_start[mine], table.o_end[mine] - tol.io[mine]
         weights = weight_of[table.job[mine]]
         cuts = np.unique(np.concatenate((starts, ends, lv[:, 0])))
         if len(cuts) < 2:
@@ -211,7 +228,8 @@ class SharedIo:
         ce = np.concatenate(([0.0], np.cumsum(caps[np.argsort(ends)])))
         total_c = cs[at_s] - ce[at_e]
         level = _level_at(lv, mid)
-        limit = _eta(m.astype(float), rec["eta"]) * band + eps * band
+        slack = tol.rule.rel_tol * band
+        limit = _eta(m.astype(float), rec["eta"]) * band + slack
         # sum_p min(c_p, w_p lambda) <= min(lambda W, sum_p c_p): exact when no
         # cap binds, or all do; otherwise recount the phases of that interval
         bound = np.minimum(level * total_w, total_c * (1 + 1e-12))
@@ -229,5 +247,5 @@ class SharedIo:
             out.add(IO_RULE, f"partition {k} delivers {used:.10g} on "
                     f"[{format_time(cuts[s])}, {format_time(cuts[s + 1])}) to "
                     f"{int(m[s])} phases, above eta(m) b = "
-                    f"{limit[s] - eps * band:.10g}",
+                    f"{limit[s] - slack:.10g}",
                     jobs=jobs[:12], phases=(), time=float(cuts[s]))
