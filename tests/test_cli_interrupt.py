@@ -17,6 +17,7 @@ from opt_sched.cli.rows import RowFile
 from opt_sched.files import pending_temporaries
 
 from .conftest import INSTANCES, REPO
+from .subprocess_helpers import wait_for_line
 
 # -- in-process: the boundary -------------------------------------------------------
 
@@ -167,22 +168,6 @@ def _start(args: list[str]) -> subprocess.Popen:
                             text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
-def _wait_for(process: subprocess.Popen, fragment: str, timeout: float
-              ) -> list[str]:
-    """Read stderr lines until one contains ``fragment``."""
-    lines = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = process.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        if fragment in line:
-            return lines
-    process.kill()
-    raise AssertionError(f"never printed {fragment!r}: {lines}")
-
-
 def _interrupt(process: subprocess.Popen, limit: float) -> tuple[float, str, str]:
     started = time.monotonic()
     process.send_signal(signal.SIGINT)
@@ -199,7 +184,7 @@ def test_ctrl_c_in_native_code_stops_within_two_seconds(tmp_path):
     out = tmp_path / "rows.csv"
     process = _start([sys.executable, "-c", _STUCK_GAP, "gap", "x.json",
                       "--out", str(out)])
-    _wait_for(process, "stuck in native code", timeout=120)
+    wait_for_line(process, "stuck in native code", timeout=120)
     time.sleep(0.5)
     seconds, _, stderr = _interrupt(process, limit=5)
     assert process.returncode == 130, stderr
@@ -213,7 +198,7 @@ def test_ctrl_c_in_native_code_stops_within_two_seconds(tmp_path):
 
 def test_ctrl_c_twice_stops_at_once(tmp_path):
     process = _start([sys.executable, "-c", _STUCK_GAP, "gap", "x.json"])
-    _wait_for(process, "stuck in native code", timeout=120)
+    wait_for_line(process, "stuck in native code", timeout=120)
     process.send_signal(signal.SIGINT)
     time.sleep(0.05)
     seconds, _, stderr = _interrupt(process, limit=5)
@@ -230,7 +215,7 @@ def test_ctrl_c_during_a_cpsat_solve_keeps_the_finished_rows(tmp_path):
                       str(INSTANCES / "tiny2.json"), str(INSTANCES / "tiny5.json"),
                       str(INSTANCES / "tucan5.json"), "--time-limit", "30",
                       "--out", str(out)])
-    _wait_for(process, "tucan5", timeout=120)
+    wait_for_line(process, "tucan5", timeout=120)
     time.sleep(3)
     seconds, _, stderr = _interrupt(process, limit=5)
     assert process.returncode == 130, stderr

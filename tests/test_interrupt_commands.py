@@ -29,6 +29,8 @@ import pandas as pd
 import pytest
 
 from .conftest import INSTANCES, REPO
+from .subprocess_helpers import wait_for_line as wait_for
+from .subprocess_helpers import write_hard_instance
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT is POSIX")
 
@@ -55,23 +57,6 @@ def start(args: Sequence[str], *, module: str = "opt_sched",
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=environment,
                             preexec_fn=_default_sigint)
-
-
-def wait_for(process: subprocess.Popen, fragment: str, timeout: float) -> list[str]:
-    """Read stderr lines until one contains ``fragment``."""
-    lines: list[str] = []
-    deadline = time.monotonic() + timeout
-    assert process.stderr is not None
-    while time.monotonic() < deadline:
-        line = process.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        if fragment in line:
-            return lines
-    process.kill()
-    process.communicate()
-    raise AssertionError(f"never printed {fragment!r}: {lines}")
 
 
 def interrupt(process: subprocess.Popen, *, twice: bool = False
@@ -119,18 +104,7 @@ def leftovers(folder: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def hard_instance(tmp_path_factory) -> Path:
-    """20 jobs x 20 iterations at I/O load 1 (400 I/O phases, within the
-    MILP models' limit): no solver closes it in a few seconds."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    try:
-        from bench_exact import io_sched_instance
-    finally:
-        sys.path.remove(str(REPO / "scripts"))
-    from opt_sched.io import write_instance
-
-    path = tmp_path_factory.mktemp("instances") / "hard.json"
-    write_instance(io_sched_instance(20, 20, 1.0, 0), path)
-    return path
+    return write_hard_instance(tmp_path_factory.mktemp("instances"))
 
 
 @pytest.fixture(scope="module")

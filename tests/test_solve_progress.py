@@ -17,6 +17,7 @@ import pytest
 from opt_sched.cli.progress import ProgressLines, format_line
 
 from .conftest import REPO
+from .subprocess_helpers import write_hard_instance
 
 LINE = re.compile(r"^opt-sched: solve (?P<elapsed>[0-9.]+) s / (?P<limit>[0-9.]+) s"
                   r"(?:  (?P<phase>[^ ].*?))?"
@@ -105,17 +106,7 @@ def test_no_line_before_the_timed_work_but_the_heartbeat():
 
 @pytest.fixture(scope="module")
 def hard_instance(tmp_path_factory) -> Path:
-    """20 jobs x 20 iterations at I/O load 1: open for many seconds."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    try:
-        from bench_exact import io_sched_instance
-    finally:
-        sys.path.remove(str(REPO / "scripts"))
-    from opt_sched.io import write_instance
-
-    path = tmp_path_factory.mktemp("instances") / "hard.json"
-    write_instance(io_sched_instance(20, 20, 1.0, 0), path)
-    return path
+    return write_hard_instance(tmp_path_factory.mktemp("instances"))
 
 
 def _solve(*args: str) -> subprocess.CompletedProcess:

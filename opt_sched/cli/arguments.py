@@ -56,26 +56,24 @@ def sensibility(text: str) -> float:
     return positive_float(text)
 
 
-def positive_int(text: str) -> int:
-    """An integer ``>= 1`` (I/O nodes, workers)."""
+def _integer_at_least(text: str, low: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= {low}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An integer ``>= 1`` (I/O nodes, workers)."""
+    return _integer_at_least(text, 1)
 
 
 def non_negative_int(text: str) -> int:
     """An integer ``>= 0`` (budgets, counts that may be zero)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
+    return _integer_at_least(text, 0)
 
 
 def seed(text: str) -> int:

@@ -1,0 +1,46 @@
+"""Helpers of the tests that drive ``opt-sched`` in a subprocess and talk to
+it while it runs (Ctrl-C, progress lines)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .paths import REPO
+
+
+def wait_for_line(process: subprocess.Popen, fragment: str, timeout: float
+                  ) -> list[str]:
+    """Read stderr lines until one contains ``fragment``; the lines read.
+    Kills the process and fails if it never prints it."""
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    assert process.stderr is not None
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+        if fragment in line:
+            return lines
+    process.kill()
+    process.communicate()
+    raise AssertionError(f"never printed {fragment!r}: {lines}")
+
+
+def write_hard_instance(folder: Path) -> Path:
+    """20 jobs x 20 iterations at I/O load 1 (400 I/O phases, within the
+    MILP models' limit), written to ``folder/hard.json``: no solver closes it
+    in a few seconds."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from bench_exact import io_sched_instance
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    from opt_sched.io import write_instance
+
+    path = folder / "hard.json"
+    write_instance(io_sched_instance(20, 20, 1.0, 0), path)
+    return path
