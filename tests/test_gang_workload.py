@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +21,7 @@ from opt_sched.gang.workload import (
     write_workload,
 )
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-KTH_CANDIDATES = (SHARED / "swf" / "KTH-SP2.swf.gz",
-                  Path("/work/shared/data/swf/KTH-SP2.swf.gz"))
+from .paths import shared_data_dir
 
 
 def small() -> GangWorkload:
@@ -177,9 +174,7 @@ def test_swf_workload(tmp_path):
 
 
 def test_kth_trace():
-    path = next((p for p in KTH_CANDIDATES if p.exists()), None)
-    if path is None:
-        pytest.skip("../shared/data absent")
+    path = shared_data_dir() / "swf" / "KTH-SP2.swf.gz"
     w = swf_workload(path, jobs=2000)
     assert w.nodes == 100 and len(w) == 2000
     assert set(np.round(w.io_intensity[w.all_local_time > 100], 1)) <= {0.1, 0.3, 0.5}

@@ -12,8 +12,8 @@ trace). Its users, executables, requests and node counts are the trace's,
 so the history estimator's groups are real ones.
 
 The data folder: ``$OPT_SCHED_SHARED_DATA``, else the first ``shared/data``
-folder found beside the package's ancestors (``/work/shared/data`` for a
-checkout or worktree under ``/work``).
+folder found beside the package's ancestors (``../shared/data`` beside a
+checkout).
 """
 
 from __future__ import annotations
