@@ -8,12 +8,15 @@ must pick one. The winner's I/O starts at ``block``, the loser's right after.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from opt_sched import Instance, Job, Partition, Platform
+from opt_sched import Instance, Job, Partition, Platform, methods
 from opt_sched.errors import OptionError
 from opt_sched.simulation import (
     POLICIES,
@@ -22,12 +25,17 @@ from opt_sched.simulation import (
     get_policy,
     simulate,
 )
+from opt_sched.simulation.kernel import MODE_FIFO, MODE_STATIC, MODE_STRETCH
 from opt_sched.simulation.policies import (
     PhaseTable,
+    Policy,
     bandwidth_key,
     longest_remaining_key,
     lowest_id_key,
+    names,
+    register_policy,
     shortest_remaining_key,
+    unregister_policy,
 )
 from tests.strategies import instances
 from tests.test_simulator import check
@@ -47,14 +55,34 @@ def job(name: str, w: float, v: float, iterations: int = 1) -> Job:
     return Job.periodic(name, 1, w, v, iterations)
 
 
+SEED_003_POLICIES = ("lowest-id", "longest-io", "shortest-io",
+                     "shortest-remaining", "longest-remaining", "fifo",
+                     "bandwidth", "stretch")
+"""The eight policies of seed 003 §5.1, in its order (the registry may hold
+more: this is what it must hold, not all it holds)."""
+
+
+def check_policy_registry() -> None:
+    """The registry's invariants, for whatever it holds: the seed's eight
+    policies in the seed's order, every name unique, registered under its
+    own name with a summary and a mode the kernel runs, and every name
+    round-trips through a method spec's ``/policy`` part."""
+    listed = names()
+    assert len(set(listed)) == len(listed)
+    assert set(listed) == set(POLICIES)
+    assert [n for n in listed if n in SEED_003_POLICIES] == list(SEED_003_POLICIES)
+    for name in listed:
+        policy = get_policy(name)
+        assert policy.name == name
+        assert policy.summary
+        assert policy.mode in (MODE_STATIC, MODE_FIFO, MODE_STRETCH)
+        assert (policy.mode == MODE_STATIC) == callable(policy.phase_key)
+        assert str(methods.method(f"one-pack/{name}")) == f"one-pack/{name}"
+
+
 def test_names_and_registry():
-    assert POLICY_NAMES == ("lowest-id", "longest-io", "shortest-io",
-                            "shortest-remaining", "longest-remaining", "fifo",
-                            "bandwidth", "stretch")
-    assert set(POLICIES) == set(POLICY_NAMES)
-    for name in POLICY_NAMES:
-        assert get_policy(name).name == name
-        assert get_policy(name).summary
+    check_policy_registry()
+    assert set(POLICY_NAMES) <= set(names())
 
 
 def test_unknown_policy():
@@ -201,42 +229,47 @@ def test_phase_keys():
 
 
 # -- every decision on random instances, against the definitions -------------
-def reference_key(policy: str, inst: Instance, schedule, job_id: str, j: int,
-                  t: float) -> tuple[float, float, int]:
-    """``(key, request time, index)`` of phase ``j`` of ``job_id`` at ``t``,
-    written from the definitions in ``opt_sched.simulation.policies``."""
+def phase_table(inst: Instance, schedule) -> PhaseTable:
+    """The phases of ``inst`` on the partitions ``schedule`` chose, built
+    here from the jobs (not by the simulator)."""
+    job_of, off, w, d = [], [0], [], []
+    for i, job in enumerate(inst.jobs):
+        b = inst.platform.partitions[schedule[job.id].partition].bandwidth
+        job_of += [i] * len(job.compute)
+        w += list(job.compute)
+        d += [v / b for v in job.io_volume]
+        off.append(len(w))
+    return PhaseTable(np.array(job_of, np.int64), np.array(off, np.int64),
+                      np.array(w, np.float64), np.array(d, np.float64))
+
+
+def reference_key(policy: Policy, inst: Instance, schedule, table: PhaseTable,
+                  job_id: str, j: int, t: float) -> tuple[float, float, int]:
+    """``(key, request time, index)`` of phase ``j`` of ``job_id`` at ``t``
+    under ``policy``: its own ``phase_key`` for a static policy, else the
+    kernel mode's key (request time; stretch at the end of the phase)."""
     i = inst.index[job_id]
-    job = inst.jobs[i]
+    p = int(table.off[i]) + j
     js = schedule[job_id]
-    b = inst.platform.partitions[js.partition].bandwidth
-    w = list(job.compute)
-    d = [v / b for v in job.io_volume]
-    request = js.compute_starts[j] + w[j]
-    remaining = d[j] + sum(w[x] + d[x] for x in range(j + 1, len(w)))
-    done = sum(w[x] + d[x] for x in range(j)) + w[j]
-    key = {
-        "lowest-id": float(i),
-        "longest-io": -d[j],
-        "shortest-io": d[j],
-        "shortest-remaining": remaining,
-        "longest-remaining": -remaining,
-        "fifo": request,
-        "bandwidth": sum(d) / (sum(w) + sum(d)),
-        "stretch": -(t + d[j] - js.compute_starts[0]) / (done + d[j]),
-    }[policy]
+    request = js.compute_starts[j] + float(table.w[p])
+    if policy.mode == MODE_STATIC:
+        key = float(policy.phase_key(table)[p])
+    elif policy.mode == MODE_FIFO:
+        key = request
+    else:
+        d = float(table.d[p])
+        key = -(t + d - js.compute_starts[0]) / (float(table.done()[p]) + d)
     return key, request, i
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(inst=instances(max_jobs=6, max_iterations=4),
-       policy=st.sampled_from(POLICY_NAMES), data=st.data())
-def test_every_io_decision_follows_the_policy(inst, policy, data):
+def assert_io_decisions_follow(inst: Instance, name: str,
+                               start: dict[str, float]) -> None:
     """Whenever a phase of positive duration starts on an I/O node at ``t``,
     it has the smallest ``(key, request, index)`` among the phases of that
     node requested by ``t`` and not started before ``t``."""
-    start = {job.id: data.draw(st.integers(0, 8)) / 2 for job in inst.jobs}
-    schedule = check(inst, simulate(inst, StartsPlan(start), policy))
+    policy = get_policy(name)
+    schedule = check(inst, simulate(inst, StartsPlan(start), name))
+    table = phase_table(inst, schedule)
     phases = []  # (partition, request, io start, job id, j)
     for job in inst.jobs:
         js = schedule[job.id]
@@ -247,14 +280,95 @@ def test_every_io_decision_follows_the_policy(inst, policy, data):
     for k, _, t, job_id, j in phases:
         rivals = [(i2, j2) for k2, r2, s2, i2, j2 in phases
                   if k2 == k and r2 <= t <= s2 and (i2, j2) != (job_id, j)]
-        chosen = reference_key(policy, inst, schedule, job_id, j, t)
+        chosen = reference_key(policy, inst, schedule, table, job_id, j, t)
         for i2, j2 in rivals:
-            assert chosen < reference_key(policy, inst, schedule, i2, j2, t), (
-                f"{policy}: at t={t} {job_id}[{j}] chosen over {i2}[{j2}]")
+            assert chosen < reference_key(policy, inst, schedule, table, i2, j2, t), (
+                f"{name}: at t={t} {job_id}[{j}] chosen over {i2}[{j2}]")
+
+
+def draw_starts(inst: Instance, data) -> dict[str, float]:
+    return {job.id: data.draw(st.integers(0, 8)) / 2 for job in inst.jobs}
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(inst=instances(max_jobs=6, max_iterations=4),
+       policy=st.sampled_from(names()), data=st.data())
+def test_every_io_decision_follows_the_policy(inst, policy, data):
+    assert_io_decisions_follow(inst, policy, draw_starts(inst, data))
+
+
+# seed 003 §5.1, written from the definitions in opt_sched.simulation.policies:
+# (mode, key of phase j of job i from its w, d and instance index)
+SEED_003_DEFINITIONS = {
+    "lowest-id": (MODE_STATIC, lambda i, w, d, j: float(i)),
+    "longest-io": (MODE_STATIC, lambda i, w, d, j: -d[j]),
+    "shortest-io": (MODE_STATIC, lambda i, w, d, j: d[j]),
+    "shortest-remaining": (MODE_STATIC, lambda i, w, d, j: d[j] + sum(
+        w[x] + d[x] for x in range(j + 1, len(w)))),
+    "longest-remaining": (MODE_STATIC, lambda i, w, d, j: -(d[j] + sum(
+        w[x] + d[x] for x in range(j + 1, len(w))))),
+    "fifo": (MODE_FIFO, None),
+    "bandwidth": (MODE_STATIC, lambda i, w, d, j: sum(d) / (sum(w) + sum(d))
+                  if sum(w) + sum(d) > 0 else 0.0),
+    "stretch": (MODE_STRETCH, None),
+}
+
+
+@settings(max_examples=30, deadline=None)
+@given(inst=instances(max_jobs=6, max_iterations=4),
+       policy=st.sampled_from(SEED_003_POLICIES))
+def test_seed_policies_follow_their_definitions(inst, policy):
+    """The seed's eight keys are the seed's definitions: the mode, and for a
+    static key every phase's value (so the decision property above checks
+    the definitions, not only the keys' self-consistency)."""
+    mode, definition = SEED_003_DEFINITIONS[policy]
+    assert get_policy(policy).mode == mode
+    if definition is None:
+        return
+    table = phase_table(inst, simulate(inst, policy="fifo"))
+    expected = []
+    for i in range(inst.num_jobs):
+        w = table.w[table.off[i]:table.off[i + 1]].tolist()
+        d = table.d[table.off[i]:table.off[i + 1]].tolist()
+        expected += [definition(i, w, d, j) for j in range(len(w))]
+    np.testing.assert_allclose(get_policy(policy).phase_key(table), expected)
+
+
+# -- the checks above hold with one more policy registered -----------------
+def most_compute_key(ph: PhaseTable) -> np.ndarray:
+    """A throw-away static key: the job's longest compute phase first."""
+    return -ph.per_job(ph.w)
+
+
+@contextmanager
+def throwaway_policy() -> Iterator[str]:
+    """``test-most-compute`` registered as the docs' recipe says, removed
+    afterwards."""
+    name = "test-most-compute"
+    register_policy(Policy(name, MODE_STATIC, most_compute_key,
+                           "the job with the most compute first (test)"))
+    try:
+        yield name
+    finally:
+        unregister_policy(name)
+
+
+def test_registry_checks_hold_with_an_extra_policy():
+    with throwaway_policy() as name:
+        assert name in names()
+        check_policy_registry()
+    assert name not in names()
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(inst=instances(max_jobs=6, max_iterations=4), data=st.data())
+def test_decisions_of_an_extra_policy_follow_its_key(inst, data):
+    with throwaway_policy() as name:
+        assert_io_decisions_follow(inst, name, draw_starts(inst, data))
 
 
 def test_names_lists_the_builtins_first():
-    from opt_sched.simulation.policies import names
-
     assert names()[:len(POLICY_NAMES)] == POLICY_NAMES
     assert set(names()) == set(POLICIES)

@@ -5,6 +5,7 @@ this file alone (no edit to the package); every schedule is validated."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -134,7 +135,7 @@ def test_every_policy_expands_in_registry_order():
     ("make-pack(S=1)+lpt(R=1.5)", "lpt: R='1.5' is not an integer"),
     ("best-fit+lpt/fifo", "unknown method 'best-fit' (known: one-pack, first-fit, "
                           "make-pack"),
-    ("make-pack+spread", "unknown stage '+spread' (known: lpt)"),
+    ("make-pack+spread", "unknown stage '+spread' (known: lpt"),
     ("one-pack+lpt/fifo", "one-pack takes no '+' stage; '+lpt' is a stage of kind "
                           "allocation"),
     ("make-pack/nope", "unknown I/O policy 'nope' (known: lowest-id"),
@@ -308,21 +309,67 @@ def test_every_default_runs_validated_on_the_bundled_instances(path):
 
 
 # -- defaults and warm starts -------------------------------------------------------
-def test_default_specs_per_problem(tucan5):
-    every = [f"one-pack/{p}" for p in io_policies.names()]
-    assert methods.default_specs(tucan5, "io-sched") == every
+GAP_HPC_IO_SPECS = ("first-fit+lpt/fifo", "make-pack(S=1)+lpt/fifo",
+                    "make-pack(S=alpha)+lpt/fifo",
+                    "make-pack(S=1)+lpt/longest-remaining")
+"""``gap``'s heuristics for HPC-IO before the registry, in that order."""
+SEED_METHODS = ("one-pack", "first-fit", "make-pack", "packs", "ls", "fcfs",
+                "easy", "conservative", "herbein", "workload-adaptive", "gs",
+                "iogs", "adaptive-iogs", "migrate-iogs")
+"""The seeds' methods: the registry holds them (and may hold more)."""
+NAMED_ONLY = ("packs", "ls", "fcfs", "easy", "conservative", "herbein",
+              "workload-adaptive", "gs", "iogs", "adaptive-iogs", "migrate-iogs")
+"""Online methods (seeds 000, 001, 004): no defaults, they run when named."""
+
+
+def in_order(part: Sequence[str], whole: Sequence[str]) -> bool:
+    """``part`` appears in ``whole`` in the same order (not always adjacent)."""
+    rest = iter(whole)
+    return all(item in rest for item in part)
+
+
+def check_default_specs(tucan5: Instance) -> None:
+    """The defaults' invariants, for whatever the registry holds: filtered by
+    an instance and a problem they are exactly the unfiltered defaults (in
+    registry order) whose method makes that problem's schedules and supports
+    the instance; ``one-pack/*`` brings every registered policy to IO-SCHED;
+    ``gap``'s HPC-IO list is kept; the online methods have none; every
+    method name is registered under its own name."""
+    every = methods.default_specs()
+    assert len(set(every)) == len(every)
     deps5 = read_instance(INSTANCES / "deps5.json")
-    # gap's list of heuristics for HPC-IO, as before the registry
-    assert methods.default_specs(deps5, "hpc-io") == [
-        "first-fit+lpt/fifo", "make-pack(S=1)+lpt/fifo", "make-pack(S=alpha)+lpt/fifo",
-        "make-pack(S=1)+lpt/longest-remaining"]
-    assert methods.default_specs(deps5, "planning") == []
-    assert methods.default_specs(read_instance(INSTANCES / "planning4.json")) == []
-    assert len(methods.default_specs()) == len(every) + 4
-    # online methods (seed 000, seed 001) have no defaults: they run when named
-    assert methods.names() == ("one-pack", "first-fit", "make-pack", "packs", "ls",
-                               "easy", "herbein", "workload-adaptive",
-                               "gs", "iogs", "adaptive-iogs", "migrate-iogs")
+    planning4 = read_instance(INSTANCES / "planning4.json")
+    for instance, problem in ((tucan5, "io-sched"), (deps5, "hpc-io"),
+                              (deps5, "planning"), (planning4, None)):
+        wanted = [text for text in every
+                  if (problem is None or problem in methods.method(text).entry.problems)
+                  and methods.method(text).supports(instance) is None]
+        assert methods.default_specs(instance, problem) == wanted, (instance.name,
+                                                                    problem)
+    io_sched = methods.default_specs(tucan5, "io-sched")
+    assert in_order([f"one-pack/{p}" for p in io_policies.names()], io_sched)
+    assert in_order(GAP_HPC_IO_SPECS, methods.default_specs(deps5, "hpc-io"))
+    assert not methods.default_specs(deps5, "planning")  # no heuristic plans
+    listed = methods.names()
+    assert len(set(listed)) == len(listed)
+    assert set(SEED_METHODS) <= set(listed)
+    for name in listed:
+        assert methods.get_entry(name).name == name
+    for name in NAMED_ONLY:
+        assert methods.get_entry(name).defaults == ()
+        assert not any(methods.method(t).name == name for t in every)
+
+
+def test_default_specs_per_problem(tucan5):
+    check_default_specs(tucan5)
+
+
+def test_default_specs_hold_with_a_registered_method_and_policy(tucan5, registered):
+    """The checks above with ``alone`` and ``most-phases-left`` registered
+    from this file, as docs/ARCHITECTURE.md's recipes say."""
+    assert {"alone", "most-phases-left"} <= {*methods.names(), *io_policies.names()}
+    check_default_specs(tucan5)
+    assert "alone+lpt/most-phases-left" in methods.default_specs()
 
 
 def test_warm_start_specs():
@@ -419,9 +466,11 @@ def test_registered_heuristic_and_policy_appear_in_compare(registered):
     assert "alone+lpt" in set(table["heuristic"])
     assert "most-phases-left" in set(table["policy"])
     heuristics = list(dict.fromkeys(table["heuristic"]))
-    assert heuristics == ["first-fit+lpt", "make-pack(S=1)+lpt",
-                          "make-pack(S=alpha)+lpt", "alone+lpt"]
-    assert len(table) == 4 * len(io_policies.names())
+    # seed 003's heuristics, then the registered one (others may sit between)
+    assert in_order(["first-fit+lpt", "make-pack(S=1)+lpt", "make-pack(S=alpha)+lpt",
+                     "alone+lpt"], heuristics)
+    assert set(table["policy"]) == set(io_policies.names())
+    assert len(table) == len(heuristics) * len(io_policies.names())
     alone = table[table["heuristic"] == "alone+lpt"]
     assert (alone["num_packs"] == 4).all()
     assert alone["sensibility"].map(math.isnan).all()

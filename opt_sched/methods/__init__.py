@@ -11,6 +11,8 @@
 - :mod:`.packs` -- ``make-pack``, ``first-fit`` and the ``lpt`` stage.
 - :mod:`.one_pack` -- ``one-pack``.
 - :mod:`.online` -- online schedulers on a batch: ``packs``, ``ls``.
+- :mod:`.replayed` -- online schedulers replayed under an execution model:
+  ``fcfs``, ``easy``, ``conservative``, ``herbein``, ``workload-adaptive``.
 - :mod:`.catalog` -- the built-in registry lines.
 
 How to add a method (a heuristic or an online scheduler)

@@ -13,7 +13,7 @@ from .one_pack import ONE_PACK
 from .online import LS, PACKS
 from .packs import FIRST_FIT, LPT, MAKE_PACK
 from .registry import register, register_stage
-from .replayed import EASY, HERBEIN, WORKLOAD_ADAPTIVE
+from .replayed import CONSERVATIVE, EASY, FCFS, HERBEIN, WORKLOAD_ADAPTIVE
 
 __all__: list[str] = []
 
@@ -27,7 +27,9 @@ register(MAKE_PACK, _builtin=True)
 register(PACKS, _builtin=True)
 register(LS, _builtin=True)
 # online schedulers replayed under an execution model (seed 001)
+register(FCFS, _builtin=True)
 register(EASY, _builtin=True)
+register(CONSERVATIVE, _builtin=True)
 register(HERBEIN, _builtin=True)
 register(WORKLOAD_ADAPTIVE, _builtin=True)
 # gang schedulers on a gang workload (seed 004)

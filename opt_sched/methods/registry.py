@@ -3,7 +3,8 @@
 Two tables, both keyed by name:
 
 - **methods** (:class:`MethodEntry`): the first call of a spec, e.g.
-  ``make-pack``, ``first-fit``, ``one-pack`` (later ``easy``, ``fcfs``...);
+  ``make-pack``, ``first-fit``, ``one-pack``, ``fcfs``, ``easy``,
+  ``conservative``...;
 - **stages** (:class:`StageEntry`): the ``+ call`` parts, each of a *kind*
   (today one kind, ``allocation``: ``lpt``, which places packs on I/O
   nodes).

@@ -3,7 +3,9 @@
 Specs (the policy part is the exclusive model's I/O list policy, ``fifo``
 when omitted; the shared model has no I/O queue and ignores it)::
 
+    fcfs                                        first come, first served (batsched)
     easy                                        EASY backfilling (batsched)
+    conservative(order=sjf)                     conservative backfilling (batsched)
     herbein(limit=20)                           bandwidth limit, declared rates
     herbein(limit=15,estimates=history,pretrain=1)
                                                 seed 001's "common" I/O-aware
@@ -31,7 +33,8 @@ from .entries import Method, MethodEntry
 from .packs import resource_reason
 from .params import Param, choice, positive_number
 
-__all__ = ["EASY", "HERBEIN", "WORKLOAD_ADAPTIVE", "replayed_entry"]
+__all__ = ["CONSERVATIVE", "EASY", "FCFS", "HERBEIN", "WORKLOAD_ADAPTIVE",
+           "replayed_entry"]
 
 
 def _flag(text: str) -> int:
@@ -77,8 +80,15 @@ def replayed_entry(name: str, summary: str, scheduler: str,
                        supports=_supports, policy=True, executes=True)
 
 
+FCFS = replayed_entry("fcfs", "first come, first served (batsched fcfs), replayed "
+                             "online", "fcfs")
+
 EASY = replayed_entry("easy", "EASY backfilling (batsched easy_bf), replayed online",
                       "easy", (ORDER,))
+
+CONSERVATIVE = replayed_entry(
+    "conservative", "conservative backfilling (batsched conservative_bf), replayed "
+                    "online", "conservative", (ORDER,))
 
 HERBEIN = replayed_entry(
     "herbein", "EASY with a bandwidth limit L at start time (Herbein et al.; seed "
