@@ -173,12 +173,3 @@ def test_options_records_validate_their_values() -> None:
     with pytest.raises(OptionError, match="'resolution' does not apply to "
                                           "io-sched/cbc"):
         solve(instance, solver="cbc", resolution=0.5)
-
-
-def test_solve_command_offers_every_registered_solver():
-    """``opt-sched solve --solver`` lists the registry's solvers (written
-    out in the command so that its parser does not import the exact layer)."""
-    from opt_sched.cli.commands.solve import SOLVERS
-    from opt_sched.exact.registry import solvers
-
-    assert tuple(SOLVERS) == tuple(solvers())

@@ -20,9 +20,13 @@ rules 1-5 with the named resources).
 
 from __future__ import annotations
 
-from ..bounds import Expired, lower_bound
-from ..instance import Instance
+from typing import TYPE_CHECKING
+
 from ..operations import one_pack_partitions, overfull_partition
+
+if TYPE_CHECKING:
+    from ..bounds import Expired
+    from ..instance import Instance
 
 __all__ = ["check_instance", "combinatorial_bound", "infeasibility"]
 
@@ -61,7 +65,11 @@ def combinatorial_bound(instance: Instance, problem: str, objective: str,
 
     IO-SCHED fixes the start of every job at its pack start, so its bounds
     use ``fixed_start=True`` (they are larger); HPC-IO, packs and planning
-    (executed under rules 1-5) use the free-start bounds.
+    (executed under rules 1-5) use the free-start bounds. (:mod:`..bounds`
+    is imported here: it loads numba, and the command line imports the
+    exact layer's registry while building its parser.)
     """
+    from ..bounds import lower_bound
+
     return lower_bound(instance, objective, fixed_start=problem == "io-sched",
                        expired=expired)

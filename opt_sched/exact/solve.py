@@ -45,7 +45,15 @@ from .deadline import (
 )
 from .problems import check_instance, combinatorial_bound, infeasibility
 from .progress import SETUP, report
-from .registry import build_options, lookup, prepare, problems, solvers
+from .registry import (
+    AUTO,
+    build_options,
+    lookup,
+    prepare,
+    problems,
+    resolve_solver,
+    solvers,
+)
 from .result import Outcome, Result, SolveStatus
 
 __all__ = ["OBJECTIVES", "OPTIMAL_RTOL", "PROBLEMS", "SOLVERS", "solve"]
@@ -83,8 +91,12 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
         ``"makespan"`` or ``"max-stretch"`` (the pack MILP and the planning
         models: makespan only).
     solver
-        ``"cpsat"`` (OR-Tools CP-SAT), or ``"cbc"`` / ``"highs"`` (the MILP
-        models, through PuLP).
+        ``"cpsat"`` (OR-Tools CP-SAT), ``"cbc"`` / ``"highs"`` (the MILP
+        models, through PuLP), ``"portfolio"`` / ``"lns"`` (IO-SCHED), or
+        ``"auto"``: the strongest solver of the problem that supports the
+        objective (:func:`.registry.resolve_solver`; IO-SCHED: the
+        portfolio). ``Result.solver`` names the solver that ran, and
+        ``info["requested_solver"]`` is ``"auto"`` when it was chosen so.
     time_limit
         Wall-clock seconds for the whole solve: bounds, warm starts, model
         building, search and certification (not the one-time set-up of the
@@ -130,6 +142,9 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
     if not isinstance(instance, Instance):
         raise OptionError(f"instance={type(instance).__name__} is not an Instance")
     check_objective(objective)
+    requested = solver
+    if solver == AUTO:
+        solver = resolve_solver(problem, objective)
     model = lookup(problem, solver)
     backend = model.load()
     if objective not in backend.OBJECTIVES:
@@ -149,6 +164,8 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
     report("certify")
     result = certify(instance, problem, objective, solver, outcome,
                      combinatorial=combinatorial)
+    if requested != solver:
+        result.info["requested_solver"] = requested
     return _timed(result, deadline)
 
 

@@ -175,6 +175,31 @@ def _say(progress: bool, message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
+def _check_solver(solver: object) -> None:
+    """``solver`` is ``auto`` or a registered solver."""
+    from ..exact.registry import solver_choices
+
+    if not isinstance(solver, str) or solver not in solver_choices():
+        raise OptionError(f"gap: solver={solver!r} is not one of "
+                          f"{', '.join(solver_choices())}")
+
+
+def _solver_for(solver: str, instance: Instance, problem: str, objective: str) -> str:
+    """The solver that runs ``instance``'s ``problem``: ``auto`` resolved
+    (:func:`opt_sched.exact.registry.resolve_solver`), and a named one
+    checked to have a model of the problem, both before anything is solved
+    (an :class:`OptionError` naming the instance)."""
+    from ..exact.registry import AUTO, lookup, resolve_solver
+
+    try:
+        if solver == AUTO:
+            return resolve_solver(problem, objective)
+        lookup(problem, solver)
+    except OptionError as err:
+        raise OptionError(f"gap: {instance.name}: {err}") from None
+    return solver
+
+
 def _check_options(objective: str, workers: object, seed: object, solver: object,
                    time_limit: object, num_workers: object) -> None:
     if objective not in OBJECTIVES:
@@ -184,8 +209,7 @@ def _check_options(objective: str, workers: object, seed: object, solver: object
                              ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise OptionError(f"gap: {name}={value!r} must be an integer >= {low}")
-    if not isinstance(solver, str) or not solver:
-        raise OptionError(f"gap: solver={solver!r} is not a solver name")
+    _check_solver(solver)
     if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
             or not 0 < time_limit < math.inf):
         raise OptionError(f"gap: time_limit={time_limit!r} must be a number > 0")
@@ -193,7 +217,7 @@ def _check_options(objective: str, workers: object, seed: object, solver: object
 
 def gap_table(instances: Iterable[str | Path | Instance], *,
               methods: str | Sequence[str] | None = None, time_limit: float = 10.0,
-              solver: str = "cpsat", objective: str = "makespan",
+              solver: str = "auto", objective: str = "makespan",
               num_workers: int = 2, seed: int = 0, workers: int = 1,
               out: str | os.PathLike | None = None, progress: bool = True,
               on_row: Callable[[dict[str, object]], None] | None = None
@@ -208,7 +232,13 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         Method specs (a list, or one string with commas between specs;
         ``/*`` = every I/O policy). Default: every default spec that makes
         schedules of the instance's problem (see the module docstring).
-    time_limit, solver, num_workers
+    solver
+        A registered solver (:func:`opt_sched.exact.registry.solvers`), or
+        ``auto``: per instance, the strongest solver of its problem
+        (:func:`opt_sched.exact.registry.resolve_solver`). The solver row is
+        named after the solver that ran; a named solver with no model of an
+        instance's problem is an :class:`OptionError` before any solving.
+    time_limit, num_workers
         Passed to :func:`opt_sched.solve` (``num_workers``: its threads).
     objective
         ``makespan`` or ``max-stretch`` (``planning`` instances always use
@@ -268,10 +298,11 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         else:
             for s in left_out:
                 _say(progress, f"{instance.name}: skipped {s}")
-        tasks.append(_Task(position, instance, problem,
-                           objective if problem != "planning" else "makespan",
-                           tuple(m.spec for m in chosen), solver, float(time_limit),
-                           num_workers, seed))
+        goal = objective if problem != "planning" else "makespan"
+        tasks.append(_Task(position, instance, problem, goal,
+                           tuple(m.spec for m in chosen),
+                           _solver_for(solver, instance, problem, goal),
+                           float(time_limit), num_workers, seed))
     sink = RowsFile(out, COLUMNS) if out is not None else None
     finished: dict[int, list[dict[str, object]]] = {}
 
@@ -293,7 +324,7 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         for task in tasks:
             _say(progress, f"... {task.instance.name}: {task.problem}, "
                  f"{task.instance.num_jobs} jobs, {task.instance.num_io_phases} "
-                 f"phases; {solver} for up to {time_limit:g} s")
+                 f"phases; {task.solver} for up to {time_limit:g} s")
             keep(*_run_task(task))
     else:
         _run_pool(tasks, workers, keep, progress)

@@ -26,13 +26,19 @@ HELP = "heuristics vs proven bounds on many instances"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # the registry imports no solver (ortools, PuLP): its names are cheap
+    from ...exact.registry import AUTO, solver_choices
+    from ...objectives import BATCH_OBJECTIVES
+
     parser.add_argument("instances", nargs="+", help="instance files or folders")
     parser.add_argument("--methods", default=None,
                         help="comma-separated heuristics (default: all)")
-    parser.add_argument("--objective", default="makespan",
-                        choices=["makespan", "max-stretch"])
-    parser.add_argument("--solver", default="cpsat",
-                        choices=["cpsat", "cbc", "highs"])
+    parser.add_argument("--objective", default="makespan", choices=BATCH_OBJECTIVES)
+    parser.add_argument("--solver", default=AUTO, choices=solver_choices(),
+                        help="the exact solver of every instance; auto (the "
+                             "default): the strongest one for each instance's "
+                             "problem (io-sched: portfolio); its row is "
+                             "named after the solver that ran")
     parser.add_argument("--time-limit", type=positive_float, default=10.0,
                         help="exact solver time limit per instance (s)")
     parser.add_argument("--seed", type=seed, default=0,

@@ -20,23 +20,21 @@ from ..progress import solve_progress
 NAME = "solve"
 HELP = "solve exactly (or with a proven bound)"
 
-SOLVERS = ("cpsat", "cbc", "highs", "portfolio", "lns")
-"""The solvers of :func:`opt_sched.exact.registry.solvers`, written out so
-that building the parser does not import the exact layer (a test keeps the
-two equal)."""
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # the registry imports no solver (ortools, PuLP): its names are cheap
+    from ...exact.registry import AUTO, problems, solver_choices
+    from ...objectives import OBJECTIVES
+
     parser.add_argument("instance")
-    parser.add_argument("--problem", default="io-sched",
-                        choices=["io-sched", "hpc-io", "packs", "planning"])
-    parser.add_argument("--objective", default="makespan",
-                        choices=["makespan", "max-stretch", "max-flow-stretch",
-                                 "mean-flow-time"],
+    parser.add_argument("--problem", default="io-sched", choices=problems())
+    parser.add_argument("--objective", default="makespan", choices=OBJECTIVES,
                         help="max-flow-stretch and mean-flow-time (measured from "
                              "the releases): problem hpc-io")
-    parser.add_argument("--solver", default="cpsat", choices=SOLVERS,
-                        help="an exact backend (default cpsat)")
+    parser.add_argument("--solver", default=AUTO, choices=solver_choices(),
+                        help="an exact backend; auto (the default): the "
+                             "strongest one for the problem and objective "
+                             "(io-sched: portfolio)")
     parser.add_argument("--time-limit", type=positive_float, default=60.0)
     parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--workers", type=positive_int, default=2)
@@ -71,6 +69,11 @@ def _solve(instance, args: argparse.Namespace):
     return result, exported
 
 
+def _solver_label(requested: str, ran: str) -> str:
+    """``auto -> portfolio`` when the solver was chosen, else its name."""
+    return ran if requested == ran else f"{requested} -> {ran}"
+
+
 def run(args: argparse.Namespace) -> int:
     from ...io import read_instance, write_schedule
 
@@ -78,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     with solve_progress("solve", args.time_limit, quiet=args.quiet):
         result, exported = _solve(instance, args)
     if args.export and not exported:
-        print(f"opt-sched: warning: --export: solver {args.solver} wrote no model "
+        print(f"opt-sched: warning: --export: solver {result.solver} wrote no model "
               f"for problem {args.problem} (the MILP solvers write .lp/.mps)",
               file=sys.stderr)
     if args.out and result.schedule is not None:
@@ -91,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
         return "-" if x is None else f"{x:,.6g}"
 
     gap = "-" if result.gap is None else f"{100 * result.gap:.2f} %"
-    print(f"{instance.name}: {args.problem} / {args.objective} / {args.solver}")
+    print(f"{instance.name}: {args.problem} / {args.objective} / "
+          f"{_solver_label(args.solver, result.solver)}")
     print(f"  status       {result.status}")
     print(f"  objective    {fmt(result.objective)}  (validated schedule)")
     print(f"  lower bound  {fmt(result.lower_bound)}")

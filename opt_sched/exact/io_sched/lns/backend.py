@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 from ....errors import OptionError
 from ....instance import Instance
-from ....objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ....objectives import BATCH_OBJECTIVES
 from ...deadline import Deadline
 from ...result import Outcome, SolveStatus
 
 __all__ = ["OBJECTIVES", "OPTIONS", "LnsSettings", "prepare", "run"]
 
-OBJECTIVES = OBJECTIVE_NAMES
+OBJECTIVES = BATCH_OBJECTIVES
 """Both objectives."""
 
 

@@ -51,7 +51,7 @@ from typing import Any
 
 from ....errors import OptionError
 from ....instance import Instance
-from ....objectives import OBJECTIVES as OBJECTIVE_NAMES
+from ....objectives import BATCH_OBJECTIVES
 from ...deadline import Deadline, OutOfTimeError, Stopwatch
 from ...progress import report
 from ...result import Outcome, SolveStatus
@@ -80,7 +80,7 @@ CPSAT_MAX_OPS = 1500
 """One-node instances up to this many operations use the CP-SAT model as
 the primal phase; larger ones the LNS."""
 
-OBJECTIVES = OBJECTIVE_NAMES
+OBJECTIVES = BATCH_OBJECTIVES
 """Both objectives."""
 
 
