@@ -7,6 +7,9 @@ which yields a :class:`Schedule`; :func:`validate` judges it against the
 feasibility rules of SPEC §3 and :mod:`opt_sched.metrics` measures it.
 """
 
+import importlib
+from typing import Any
+
 from .errors import (
     InfeasibleScheduleError,
     InstanceError,
@@ -18,22 +21,28 @@ from .errors import (
     SolverError,
     UserError,
 )
-from .instance import Instance, Job, Partition, Platform
-from .io import (
-    instance_from_dict,
-    instance_to_dict,
-    read_instance,
-    read_schedule,
-    schedule_from_dict,
-    schedule_to_dict,
-    write_instance,
-    write_schedule,
-)
-from .schedule import JobSchedule, Schedule
 
 __version__ = "0.1.0"  # the one place; pyproject.toml reads it
 
-_LAZY = {
+# Everything but the errors is imported on first use (PEP 562), so that
+# ``import opt_sched`` -- and so ``opt-sched --help`` -- loads no numpy,
+# ortools or numba: ``opt_sched.read_instance`` and ``from opt_sched import
+# Instance`` work as before.
+_LAZY: dict[str, tuple[str, str]] = {
+    "Instance": ("opt_sched.instance", "Instance"),
+    "Job": ("opt_sched.instance", "Job"),
+    "Partition": ("opt_sched.instance", "Partition"),
+    "Platform": ("opt_sched.instance", "Platform"),
+    "instance_from_dict": ("opt_sched.io", "instance_from_dict"),
+    "instance_to_dict": ("opt_sched.io", "instance_to_dict"),
+    "read_instance": ("opt_sched.io", "read_instance"),
+    "read_schedule": ("opt_sched.io", "read_schedule"),
+    "schedule_from_dict": ("opt_sched.io", "schedule_from_dict"),
+    "schedule_to_dict": ("opt_sched.io", "schedule_to_dict"),
+    "write_instance": ("opt_sched.io", "write_instance"),
+    "write_schedule": ("opt_sched.io", "write_schedule"),
+    "JobSchedule": ("opt_sched.schedule", "JobSchedule"),
+    "Schedule": ("opt_sched.schedule", "Schedule"),
     "solve": ("opt_sched.exact", "solve"),
     "simulate": ("opt_sched.simulation", "simulate"),
     "validate": ("opt_sched.validation", "validate"),
@@ -41,14 +50,19 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    """Heavy entry points are imported on first use (ortools, numba)."""
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_LAZY`, imported on first use and then kept in
+    the module's namespace."""
     if name in _LAZY:
-        import importlib
-
         module, attr = _LAZY[name]
-        return getattr(importlib.import_module(module), attr)
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'opt_sched' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 __all__ = [  # noqa: RUF022 -- lazy names listed last

@@ -18,10 +18,31 @@ Modules: ``task``, ``sources``, ``execute``, ``store``, ``folder_lock``, ``spec`
 ``cli_entry`` (``opt-sched sweep``).
 """
 
-from .runner import SweepResult, run_sweep
-from .spec import Spec, load_spec, parse_spec
-from .store import ResultStore
-from .task import InstanceSource, Limits, Task
+from importlib import import_module
+from typing import Any
+
+# Imported on first use (PEP 562): the runner needs pandas, and
+# ``opt-sched --help`` imports :mod:`.cli_entry`, hence this package.
+_LAZY: dict[str, str] = {
+    "SweepResult": ".runner",
+    "run_sweep": ".runner",
+    "Spec": ".spec",
+    "load_spec": ".spec",
+    "parse_spec": ".spec",
+    "ResultStore": ".store",
+    "InstanceSource": ".task",
+    "Limits": ".task",
+    "Task": ".task",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_LAZY`, imported on first use."""
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "InstanceSource",

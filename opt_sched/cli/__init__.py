@@ -17,6 +17,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from .boundary import run_command
 from .exit_codes import (
@@ -27,17 +28,27 @@ from .exit_codes import (
     EXIT_OK,
 )
 from .parser import make_parser
-from .plan_file import build_plan
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_BUG", "EXIT_INFEASIBLE", "EXIT_INTERRUPTED",
            "EXIT_OK", "build_plan", "main", "make_parser"]
+
+
+def __getattr__(name: str) -> Any:
+    """``build_plan`` is imported on first use: :mod:`.plan_file` needs
+    numpy, which ``opt-sched --help`` does without (PEP 562)."""
+    if name == "build_plan":
+        from .plan_file import build_plan
+
+        return build_plan
+    raise AttributeError(f"module 'opt_sched.cli' has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``opt-sched`` with ``argv`` (default: the process's arguments)
     and return its exit status."""
     try:
-        args = make_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        args = make_parser(words).parse_args(words)
     except KeyboardInterrupt:
         print("opt-sched: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import __version__
 from . import registry
 from .exit_codes import EXIT_BAD_INPUT
 
-__all__ = ["OneLineParser", "make_parser"]
+__all__ = ["OneLineParser", "chosen_command", "make_parser"]
 
 DESCRIPTION = ("Optimal and certified-bounded schedules for I/O-aware HPC batch "
                "scheduling, and the gap of practical heuristics to them.")
@@ -27,8 +28,21 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 
-def make_parser() -> argparse.ArgumentParser:
-    """One sub-command per module of :data:`~.registry.COMMANDS`."""
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv`` (its first word that is not an
+    option), or ``None`` (``opt-sched --help``, ``opt-sched --version``)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def make_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """One sub-command per module of :data:`~.registry.COMMANDS`.
+
+    Without ``argv`` every command gets its options. With ``argv``, only the
+    command it names does: the others are listed with their one line of
+    help, so that ``opt-sched --help`` and ``opt-sched <command> ...`` do not
+    import what every other command's options need (numpy, numba, the
+    registries behind ``choices``)."""
+    wanted = None if argv is None else chosen_command(argv)
     parser = OneLineParser(prog="opt-sched", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version",
                         version=f"opt-sched {__version__}")
@@ -38,8 +52,9 @@ def make_parser() -> argparse.ArgumentParser:
         command = registry.load(name)
         p = sub.add_parser(command.NAME, help=command.HELP,
                            description=command.HELP, epilog=EPILOG)
-        p.add_argument("--json", action="store_true",
-                       help="machine-readable output (full precision)")
-        command.add_arguments(p)
+        if argv is None or wanted == command.NAME:
+            p.add_argument("--json", action="store_true",
+                           help="machine-readable output (full precision)")
+            command.add_arguments(p)
         p.set_defaults(run=command.run)
     return parser

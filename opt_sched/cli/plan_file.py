@@ -22,10 +22,12 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PlanError, ScheduleFormatError
-from ..instance import Instance
+
+if TYPE_CHECKING:
+    from ..instance import Instance
 
 __all__ = ["PLAN_KINDS", "build_plan", "read_plan_file"]
 

@@ -28,14 +28,41 @@ self-contained subsystem:
 
 from __future__ import annotations
 
-from .metrics import gang_job_table, gang_summary
-from .placement import PLACEMENTS, place_files
-from .record import GangRecord, read_record, write_record
-from .schedulers import GANG_SCHEDULERS, get_gang_scheduler
-from .serverless import EXECUTION
-from .simulator import simulate_gang
-from .validate import GANG_RULES, GangViolation, assert_gang_feasible, validate_gang
-from .workload import GangWorkload, read_workload, write_workload
+from importlib import import_module as _import_module
+from typing import Any as _Any
+
+# Imported on first use (PEP 562), so that ``opt-sched --help`` and the
+# option lists of the commands do not import numpy and numba.
+_LAZY: dict[str, str] = {
+    "gang_job_table": ".metrics",
+    "gang_summary": ".metrics",
+    "PLACEMENTS": ".placement",
+    "place_files": ".placement",
+    "GangRecord": ".record",
+    "read_record": ".record",
+    "write_record": ".record",
+    "GANG_SCHEDULERS": ".schedulers",
+    "get_gang_scheduler": ".schedulers",
+    "EXECUTION": ".serverless",
+    "simulate_gang": ".simulator",
+    "GANG_RULES": ".validate",
+    "GangViolation": ".validate",
+    "assert_gang_feasible": ".validate",
+    "validate_gang": ".validate",
+    "GangWorkload": ".workload",
+    "read_workload": ".workload",
+    "write_workload": ".workload",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    """The names of :data:`_LAZY`, imported on first use."""
+    if name in _LAZY:
+        value = getattr(_import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EXECUTION",

@@ -32,21 +32,83 @@ Adding a scheduler: one module with a class that follows
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator, MutableMapping
+from importlib import import_module
+from typing import Any, NamedTuple
 
 from ..errors import OptionError
-from .adaptive import WorkloadAdaptive
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
-from .conservative import ConservativeBackfilling
-from .easy import EasyBackfilling
-from .fcfs import FCFS
-from .herbein import HerbeinEasy
-from .io_aware import IOAwareEasy
-from .packs import PackScheduling
-from .plan import PlanScheduler
-from .queue_order import QueueOrder, get_queue_order
 from .replay import replay
+
+# The schedulers (numba kernels) are imported on first use (PEP 562), so
+# that ``opt-sched replay --help`` lists their names without compiling or
+# loading a kernel. ``.base`` and ``.replay`` stay eager: ``replay`` is
+# both a submodule and a function here.
+_LAZY: dict[str, str] = {
+    "WorkloadAdaptive": ".adaptive",
+    "ConservativeBackfilling": ".conservative",
+    "EasyBackfilling": ".easy",
+    "FCFS": ".fcfs",
+    "HerbeinEasy": ".herbein",
+    "IOAwareEasy": ".io_aware",
+    "PackScheduling": ".packs",
+    "PlanScheduler": ".plan",
+    "QueueOrder": ".queue_order",
+    "get_queue_order": ".queue_order",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_LAZY`, imported on first use."""
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _Deferred(NamedTuple):
+    """A registered factory not imported yet: ``attr`` of ``module``."""
+
+    module: str
+    attr: str
+
+
+class _Registry(MutableMapping[str, Callable[..., Scheduler]]):
+    """Name -> factory, in registration order; a :class:`_Deferred` entry is
+    imported on its first lookup (the names need no import)."""
+
+    def __init__(self, entries: dict[str, Callable[..., Scheduler] | _Deferred]):
+        self._entries = dict(entries)
+
+    def __getitem__(self, name: str) -> Callable[..., Scheduler]:
+        value = self._entries[name]
+        if isinstance(value, _Deferred):
+            value = getattr(import_module(value.module, __name__), value.attr)
+            self._entries[name] = value
+        return value
+
+    def __setitem__(self, name: str, factory: Callable[..., Scheduler]) -> None:
+        self._entries[name] = factory
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            return name in self._entries
+        except TypeError:
+            return False
+
+    def __repr__(self) -> str:
+        return f"SCHEDULERS({', '.join(self._entries)})"
+
 
 __all__ = [
     "FCFS",
@@ -71,15 +133,15 @@ __all__ = [
     "replay",
 ]
 
-SCHEDULERS: dict[str, Callable[..., Scheduler]] = {
-    "fcfs": FCFS,
-    "easy": EasyBackfilling,
-    "conservative": ConservativeBackfilling,
-    "io-easy": IOAwareEasy,
-    "herbein": HerbeinEasy,
-    "workload-adaptive": WorkloadAdaptive,
-    "packs": PackScheduling,
-}
+SCHEDULERS: MutableMapping[str, Callable[..., Scheduler]] = _Registry({
+    "fcfs": _Deferred(".fcfs", "FCFS"),
+    "easy": _Deferred(".easy", "EasyBackfilling"),
+    "conservative": _Deferred(".conservative", "ConservativeBackfilling"),
+    "io-easy": _Deferred(".io_aware", "IOAwareEasy"),
+    "herbein": _Deferred(".herbein", "HerbeinEasy"),
+    "workload-adaptive": _Deferred(".adaptive", "WorkloadAdaptive"),
+    "packs": _Deferred(".packs", "PackScheduling"),
+})
 """Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`)."""
 
 

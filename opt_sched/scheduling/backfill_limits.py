@@ -63,7 +63,6 @@ import math
 from collections.abc import Iterable, Sequence
 
 from ..errors import OptionError
-from . import backfill_kernel as bk
 
 __all__ = ["CONSERVATIVE_DEFAULT_DEPTH", "LARGE_WORKLOAD", "NO_DEPTH_LIMIT",
            "SLURM_DEFAULTS", "BackfillLimits", "applied_depth", "check_limits"]
@@ -124,6 +123,11 @@ class BackfillLimits:
     """The depth and interval state of one scheduler (module docstring)."""
 
     def __init__(self, bf_depth: int | None, bf_interval: float) -> None:
+        # the compiled kernel's constants, imported here so that the CLI can
+        # read this module's defaults (``--help``) without loading numba
+        from . import backfill_kernel as bk
+
+        self._event, self._sweep, self._fifo = bk.EVENT, bk.SWEEP, bk.FIFO
         self.depth = bk.UNLIMITED_DEPTH if bf_depth is None else int(bf_depth)
         self.interval = float(bf_interval)
         self.next_bf = -math.inf
@@ -133,20 +137,20 @@ class BackfillLimits:
         """The mode of the pass at ``now`` (moves ``next_bf`` on a backfill
         pass)."""
         if self.interval <= 0:
-            return bk.EVENT
+            return self._event
         if now >= self.next_bf:
             self.next_bf = now + self.interval
             self.last_full = True
-            return bk.SWEEP
+            return self._sweep
         self.last_full = False
-        return bk.FIFO
+        return self._fifo
 
     def lanes(self, mode: int, active: Iterable[int],
               queues: Sequence[dict[int, None]]) -> list[int]:
         """The lanes to pass: those where something happened, and on a
         backfill pass every lane with waiting jobs."""
         out = list(active)
-        if mode == bk.SWEEP:
+        if mode == self._sweep:
             seen = set(out)
             out += [k for k, queue in enumerate(queues) if queue and k not in seen]
         return out

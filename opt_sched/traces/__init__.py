@@ -21,18 +21,48 @@ Formats, skip reasons, profile math and caveats: ``instances/traces.md``.
 
 from __future__ import annotations
 
+from importlib import import_module as _import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any as _Any
 
-from .batsim_platform import count_compute_hosts
-from .batsim_workload import read_batsim
-from .calibration import solve_odds_scale
-from .convert import TraceConversion, convert_trace, trace_to_instance
-from .out_jobs import OUT_JOBS_COLUMNS, interval_set, parse_interval_set, write_out_jobs
-from .profiles import PROFILE_NAMES, IOProfile, ProfileDraw, make_profile
-from .skips import SkipSummary
-from .swf_reader import read_swf
-from .swf_writer import write_swf
-from .trace import Trace, TraceJob
+if TYPE_CHECKING:
+    from .skips import SkipSummary
+    from .trace import Trace
+
+# Imported on first use (PEP 562), so that ``opt-sched --help`` and the
+# option lists of the commands do not import numpy and numba.
+_LAZY: dict[str, str] = {
+    "count_compute_hosts": ".batsim_platform",
+    "read_batsim": ".batsim_workload",
+    "solve_odds_scale": ".calibration",
+    "TraceConversion": ".convert",
+    "convert_trace": ".convert",
+    "trace_to_instance": ".convert",
+    "OUT_JOBS_COLUMNS": ".out_jobs",
+    "interval_set": ".out_jobs",
+    "parse_interval_set": ".out_jobs",
+    "write_out_jobs": ".out_jobs",
+    "PROFILE_NAMES": ".profiles",
+    "IOProfile": ".profiles",
+    "ProfileDraw": ".profiles",
+    "make_profile": ".profiles",
+    "SkipSummary": ".skips",
+    "read_swf": ".swf_reader",
+    "write_swf": ".swf_writer",
+    "Trace": ".trace",
+    "TraceJob": ".trace",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    """The names of :data:`_LAZY`, imported on first use."""
+    if name in _LAZY:
+        value = getattr(_import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "OUT_JOBS_COLUMNS",
@@ -64,5 +94,9 @@ def read_trace(path: str | Path, platform: str | Path | None = None, *,
     (anything else)."""
     name = Path(path).name.lower()
     if name.endswith((".json", ".json.gz")):
+        from .batsim_workload import read_batsim
+
         return read_batsim(path, platform, overrun=overrun)
+    from .swf_reader import read_swf
+
     return read_swf(path, overrun=overrun)

@@ -356,21 +356,33 @@ def _workflow_report(instance, schedule, workflows, cores_per_node: int) -> dict
     }
 
 
+COMPILING = "compiling kernels, first run only"
+"""What the progress bar says until the first jobs end: numba compiles the
+replay kernels on their first call (tens of seconds on a cold cache)."""
+
+
 def _progress(quiet: bool, total: int):
-    """A rich progress bar on a terminal, else nothing."""
+    """A rich progress bar on a terminal, else nothing. Until the first
+    progress report it says :data:`COMPILING` (the first report comes once
+    the kernels are compiled and running)."""
     if quiet or not sys.stderr.isatty():
         return None, None
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        TextColumn,
         TimeRemainingColumn,
     )
 
-    bar = Progress("replay", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   transient=True)
-    task = bar.add_task("jobs", total=total)
-    return bar, (lambda done, _total: bar.update(task, completed=done))
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeRemainingColumn(), transient=True)
+    task = bar.add_task(f"replay ({COMPILING})", total=total)
+
+    def report(done: int, _total: int) -> None:
+        bar.update(task, completed=done, description="replay")
+
+    return bar, report
 
 
 def _gang(args: argparse.Namespace) -> int:

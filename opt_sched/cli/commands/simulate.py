@@ -18,7 +18,6 @@ from ..arguments import (
 )
 from ..exit_codes import EXIT_OK
 from ..output import print_json
-from ..plan_file import PLAN_KINDS, build_plan
 
 NAME = "simulate"
 HELP = "execute a plan with an I/O policy into a timed schedule"
@@ -48,6 +47,8 @@ def _refuse_foreign_plan_options(args: argparse.Namespace) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("instance")
+    from ..plan_file import PLAN_KINDS
+
     parser.add_argument("--plan", default="one-pack", choices=PLAN_KINDS)
     parser.add_argument("--plan-file",
                         help="JSON with 'packs' or 'starts' (or a schedule)")
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from ...io import read_instance, write_schedule
     from ...metrics import summary
     from ...validation import assert_feasible
+    from ..plan_file import build_plan
 
     _refuse_foreign_plan_options(args)
     spec = execution_spec(args)
