@@ -214,7 +214,7 @@ def test_ctrl_c_during_a_cpsat_solve_keeps_the_finished_rows(tmp_path):
     process = _start([sys.executable, "-m", "opt_sched", "gap",
                       str(INSTANCES / "tiny2.json"), str(INSTANCES / "tiny5.json"),
                       str(INSTANCES / "tucan5.json"), "--time-limit", "30",
-                      "--out", str(out)])
+                      "--solver", "cpsat", "--out", str(out)])
     wait_for_line(process, "tucan5", timeout=120)
     time.sleep(3)
     seconds, _, stderr = _interrupt(process, limit=5)
