@@ -61,8 +61,10 @@ FULL_CASES = [
     full_case("simulate", ["simulate", TINY2, "--out", "{node}"]),
     full_case("solve", ["solve", TINY2, "--time-limit", "5", "--workers", "1",
                         "--out", "{node}"]),
-    full_case("solve-export", ["solve", TINY2, "--time-limit", "5", "--workers", "1",
-                               "--export", "{node}"], node="model.pbtxt"),
+    # --export writes the model of a CP-SAT or MILP solver
+    full_case("solve-export", ["solve", TINY2, "--solver", "cpsat", "--time-limit",
+                               "5", "--workers", "1", "--export", "{node}"],
+              node="model.pbtxt"),
     full_case("compare", ["compare", TINY2, "--out", "{node}"]),
     full_case("gap", ["gap", TINY2, "--time-limit", "5", "--workers", "1", "--quiet",
                       "--out", "{node}"]),
