@@ -18,8 +18,7 @@ Modules: ``task``, ``sources``, ``execute``, ``store``, ``folder_lock``, ``spec`
 ``cli_entry`` (``opt-sched sweep``).
 """
 
-from importlib import import_module
-from typing import Any
+from ..lazy import lazy_exports
 
 # Imported on first use (PEP 562): the runner needs pandas, and
 # ``opt-sched --help`` imports :mod:`.cli_entry`, hence this package.
@@ -35,14 +34,7 @@ _LAZY: dict[str, str] = {
     "Task": ".task",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """The names of :data:`_LAZY`, imported on first use."""
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 __all__ = [
     "InstanceSource",

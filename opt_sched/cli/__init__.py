@@ -17,8 +17,8 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
+from ..lazy import lazy_exports
 from .boundary import run_command
 from .exit_codes import (
     EXIT_BAD_INPUT,
@@ -33,14 +33,9 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_BUG", "EXIT_INFEASIBLE", "EXIT_INTERRUPTED",
            "EXIT_OK", "build_plan", "main", "make_parser"]
 
 
-def __getattr__(name: str) -> Any:
-    """``build_plan`` is imported on first use: :mod:`.plan_file` needs
-    numpy, which ``opt-sched --help`` does without (PEP 562)."""
-    if name == "build_plan":
-        from .plan_file import build_plan
-
-        return build_plan
-    raise AttributeError(f"module 'opt_sched.cli' has no attribute {name!r}")
+# ``build_plan`` is imported on first use: :mod:`.plan_file` needs numpy,
+# which ``opt-sched --help`` does without (PEP 562).
+__getattr__, __dir__ = lazy_exports(__name__, globals(), {"build_plan": ".plan_file"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,8 +28,7 @@ self-contained subsystem:
 
 from __future__ import annotations
 
-from importlib import import_module as _import_module
-from typing import Any as _Any
+from ..lazy import lazy_exports
 
 # Imported on first use (PEP 562), so that ``opt-sched --help`` and the
 # option lists of the commands do not import numpy and numba.
@@ -54,14 +53,7 @@ _LAZY: dict[str, str] = {
     "write_workload": ".workload",
 }
 
-
-def __getattr__(name: str) -> _Any:
-    """The names of :data:`_LAZY`, imported on first use."""
-    if name in _LAZY:
-        value = getattr(_import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [

@@ -37,6 +37,7 @@ from importlib import import_module
 from typing import Any, NamedTuple
 
 from ..errors import OptionError
+from ..lazy import lazy_exports
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
 from .replay import replay
 
@@ -57,14 +58,7 @@ _LAZY: dict[str, str] = {
     "get_queue_order": ".queue_order",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """The names of :data:`_LAZY`, imported on first use."""
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 class _Deferred(NamedTuple):

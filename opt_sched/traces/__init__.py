@@ -21,10 +21,10 @@ Formats, skip reasons, profile math and caveats: ``instances/traces.md``.
 
 from __future__ import annotations
 
-from importlib import import_module as _import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import Any as _Any
+
+from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .skips import SkipSummary
@@ -54,14 +54,7 @@ _LAZY: dict[str, str] = {
     "TraceJob": ".trace",
 }
 
-
-def __getattr__(name: str) -> _Any:
-    """The names of :data:`_LAZY`, imported on first use."""
-    if name in _LAZY:
-        value = getattr(_import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [
