@@ -570,15 +570,10 @@ def load_spec(path: str | Path, execution: Any = None) -> Spec:
         Unreadable file, bad TOML, or a bad key or value; the message is one
         line and starts with the file name.
     """
+    from ..io import read_text_file
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise SpecError(f"{path}: cannot read the spec ({err.strerror})") from None
-    except UnicodeDecodeError as err:
-        raise SpecError(f"{path}: the spec is not UTF-8 text (byte "
-                        f"{err.object[err.start]:#04x} at offset {err.start}); a "
-                        f"spec is a TOML file") from None
+    text = read_text_file(p, SpecError)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:

@@ -62,15 +62,10 @@ def load_slurm_config(path: str | Path) -> dict[str, Any]:
     SpecError
         Unreadable file, bad TOML, a missing, unknown or mistyped key.
     """
+    from ...io import read_text_file
+
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise SpecError(f"{path}: cannot read the Slurm config "
-                        f"({err.strerror})") from None
-    except UnicodeDecodeError as err:
-        raise SpecError(f"{path}: the Slurm config is not UTF-8 text (byte "
-                        f"{err.object[err.start]:#04x} at offset {err.start})"
-                        ) from None
+        data = tomllib.loads(read_text_file(path, SpecError))
     except tomllib.TOMLDecodeError as err:
         raise SpecError(f"{path}: not valid TOML ({err})") from None
     extra = [k for k in data if k != "slurm"]
