@@ -271,13 +271,10 @@ def write_record(record: GangRecord, path: str | Path) -> None:
 
 def read_record(path: str | Path) -> GangRecord:
     """Read a gang schedule file (raises ScheduleFormatError)."""
+    from ..io import load_json
+
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ScheduleFormatError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ScheduleFormatError(f"{path}: cannot read ({err})") from None
+    data = load_json(path, ScheduleFormatError)
     try:
         return GangRecord.from_dict(data)
     except ScheduleFormatError as err:

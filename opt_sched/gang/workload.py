@@ -300,18 +300,10 @@ def read_workload(path: str | Path) -> GangWorkload:
     InstanceError
         Unreadable file, bad JSON, or a malformed workload (named).
     """
+    from ..io import load_json
+
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InstanceError(f"{path}: no such file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
-        raise InstanceError(f"{path}: cannot read ({err.__class__.__name__})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InstanceError(f"{path}: not valid JSON (line {err.lineno}: "
-                            f"{err.msg})") from None
+    data = load_json(path, InstanceError)
     try:
         return workload_from_dict(data, name=path.stem)
     except InstanceError as err:
