@@ -33,8 +33,7 @@ Adding a scheduler: one module with a class that follows
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
-from importlib import import_module
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import OptionError
 from ..lazy import lazy_exports
@@ -61,24 +60,18 @@ _LAZY: dict[str, str] = {
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
-class _Deferred(NamedTuple):
-    """A registered factory not imported yet: ``attr`` of ``module``."""
-
-    module: str
-    attr: str
-
-
 class _Registry(MutableMapping[str, Callable[..., Scheduler]]):
-    """Name -> factory, in registration order; a :class:`_Deferred` entry is
-    imported on its first lookup (the names need no import)."""
+    """Name -> factory, in registration order. An entry given as a string
+    names one of this package's lazy exports (:data:`_LAZY`), imported on its
+    first lookup: listing the names imports no scheduler."""
 
-    def __init__(self, entries: dict[str, Callable[..., Scheduler] | _Deferred]):
+    def __init__(self, entries: dict[str, Callable[..., Scheduler] | str]):
         self._entries = dict(entries)
 
     def __getitem__(self, name: str) -> Callable[..., Scheduler]:
         value = self._entries[name]
-        if isinstance(value, _Deferred):
-            value = getattr(import_module(value.module, __name__), value.attr)
+        if isinstance(value, str):
+            value = __getattr__(value)
             self._entries[name] = value
         return value
 
@@ -128,13 +121,13 @@ __all__ = [
 ]
 
 SCHEDULERS: MutableMapping[str, Callable[..., Scheduler]] = _Registry({
-    "fcfs": _Deferred(".fcfs", "FCFS"),
-    "easy": _Deferred(".easy", "EasyBackfilling"),
-    "conservative": _Deferred(".conservative", "ConservativeBackfilling"),
-    "io-easy": _Deferred(".io_aware", "IOAwareEasy"),
-    "herbein": _Deferred(".herbein", "HerbeinEasy"),
-    "workload-adaptive": _Deferred(".adaptive", "WorkloadAdaptive"),
-    "packs": _Deferred(".packs", "PackScheduling"),
+    "fcfs": "FCFS",
+    "easy": "EasyBackfilling",
+    "conservative": "ConservativeBackfilling",
+    "io-easy": "IOAwareEasy",
+    "herbein": "HerbeinEasy",
+    "workload-adaptive": "WorkloadAdaptive",
+    "packs": "PackScheduling",
 })
 """Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`)."""
 
