@@ -38,7 +38,9 @@ def test_format_line_leaves_out_what_is_unknown():
         "opt-sched: solve 1.0 s / 60 s"
     assert format_line("solve", 12.06, 60.0, "cpsat: optimise", 1250.0, 1200.0) == (
         "opt-sched: solve 12.1 s / 60 s  cpsat: optimise  incumbent 1,250  "
-        "bound 1,200  gap 4.00 %")
+        "bound 1,200  gap 4.17 %")      # SPEC §7: (x - L) / L = 50 / 1200
+    # a bound reported above the incumbent mid-search shows no gap
+    assert format_line("solve", 2.0, None, None, 10.0, 11.0).endswith("bound 11")
 
 
 def test_incumbent_goes_down_bound_goes_up():

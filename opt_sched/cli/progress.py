@@ -68,9 +68,23 @@ def format_line(label: str, elapsed: float, limit: float | None,
         parts.append(f"incumbent {_number(incumbent)}")
     if bound is not None:
         parts.append(f"bound {_number(bound)}")
-    if incumbent is not None and bound is not None and incumbent > 0:
-        parts.append(f"gap {100 * max(0.0, incumbent - bound) / incumbent:.2f} %")
+    gap = _gap(incumbent, bound)
+    if gap is not None:
+        parts.append(f"gap {100 * gap:.2f} %")
     return "  ".join(parts)
+
+
+def _gap(incumbent: float | None, bound: float | None) -> float | None:
+    """The project's one gap, ``(x - L) / L`` (:func:`~opt_sched.objectives.
+    relative_gap`); none while the two values a solver reported mid-search
+    cross (a display must not raise)."""
+    from ..errors import BoundViolationError
+    from ..objectives import relative_gap
+
+    try:
+        return relative_gap(incumbent, bound)
+    except BoundViolationError:
+        return None
 
 
 class ProgressLines:
