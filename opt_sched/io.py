@@ -363,7 +363,7 @@ def read_instance(path: str | Path) -> Instance:
     """Read an instance file (JSON, or a PSPLIB ``.sm`` file)."""
     path = Path(path)
     if path.suffix.lower() == ".sm":
-        from .workloads.psplib import read_psplib
+        from .psplib_reader import read_psplib
 
         return read_psplib(path)
     data = load_json(path, InstanceError)

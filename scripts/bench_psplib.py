@@ -50,7 +50,7 @@ def bench_psplib(directory: str | Path, time_limit: float = 10.0,
 
     from opt_sched import solve
     from opt_sched.exact import SolveStatus
-    from opt_sched.workloads.psplib import load_optimum_csv, read_psplib
+    from opt_sched.psplib_reader import load_optimum_csv, read_psplib
 
     directory = Path(directory)
     files = sorted(directory.glob("*.sm"), key=_natural_key)

@@ -7,7 +7,7 @@ call the same function -- and appends one JSON line per point to
 ``OUT/points.jsonl``. Points already in that file are skipped, so an
 interrupted run resumes where it stopped. ``--report`` prints the claims
 table and the markdown tables of ``docs/reproduction-gang.md`` from the file
-(:func:`opt_sched.gang.report.report_text`).
+(:func:`opt_sched.gang.claims.report_text`).
 
 The same study runs as a campaign, ``opt-sched sweep campaigns/gang.toml
 --out DIR`` (its report ``gang`` writes the same tables and figures); this
@@ -31,6 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from opt_sched.gang.claims import report_text
 from opt_sched.gang.experiments import (
     LOADS,
     MIGRATION_BUDGETS,
@@ -48,7 +49,6 @@ from opt_sched.gang.report import (
     LOW_LOADS,
     PARTS,
     PLACEMENTS,
-    report_text,
 )
 
 

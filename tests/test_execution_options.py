@@ -13,7 +13,8 @@ from opt_sched import methods, read_instance, simulate
 from opt_sched.campaign import load_spec
 from opt_sched.campaign.spec import parse_spec
 from opt_sched.errors import OptionError, SpecError
-from opt_sched.execution import ExecutionSpec, execute_plan
+from opt_sched.execution import ExecutionSpec
+from opt_sched.scheduling.execute import execute_plan
 from opt_sched.simulation import PackPlan
 from opt_sched.workloads import generate_ics2020
 from opt_sched.workloads.goponenko import EXECUTION, goponenko_workload

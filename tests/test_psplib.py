@@ -8,7 +8,7 @@ import pytest
 
 from opt_sched import read_instance
 from opt_sched.errors import InstanceError
-from opt_sched.workloads.psplib import load_optimum_csv, read_psplib
+from opt_sched.psplib_reader import load_optimum_csv, read_psplib
 
 J30 = Path(__file__).resolve().parents[2] / "shared" / "data" / "psplib" / "j30"
 needs_j30 = pytest.mark.skipif(not J30.is_dir(),

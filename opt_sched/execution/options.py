@@ -1,5 +1,5 @@
 """An execution model named with its options, as commands and campaigns
-give it, and a plan executed under it.
+give it.
 
 :class:`ExecutionSpec` is ``exclusive`` (SPEC §3 rule 5; no options) or
 ``shared`` with its options (:class:`~opt_sched.execution.shared.Shared`:
@@ -9,16 +9,13 @@ and ``execution = { model = "shared", node_rate = 0.5 }`` in a campaign spec
 name; :meth:`ExecutionSpec.build` makes a fresh model for each run (a model
 holds the state of one run).
 
-:func:`execute_plan` runs a batch plan (one pack, packs, starts) under a
-spec: the fused simulator for ``exclusive`` (:func:`~opt_sched.simulate`),
-otherwise the plan as a start rule
-(:class:`~opt_sched.scheduling.plan.PlanScheduler`, which gives exactly the
-simulator's schedules under ``exclusive``) replayed under the model.
+A batch plan runs under a spec through
+:func:`opt_sched.scheduling.execute.execute_plan` (above the replay engine,
+which sits above the models).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,7 +23,7 @@ from typing import Any
 
 from ..errors import OptionError
 
-__all__ = ["SHARED_OPTIONS", "ExecutionSpec", "execute_plan"]
+__all__ = ["SHARED_OPTIONS", "ExecutionSpec"]
 
 SHARED_OPTIONS = ("share", "max_rate", "node_rate", "eta")
 """The options of the ``shared`` model, in canonical order."""
@@ -138,24 +135,3 @@ class ExecutionSpec:
 def _num(value: float) -> str:
     """``1.0 -> "1"``, other floats by ``repr``."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-def execute_plan(instance, plan, execution: object = None, policy: str = "fifo"):
-    """The schedule of ``plan`` on ``instance`` under ``execution`` (anything
-    :meth:`ExecutionSpec.parse` reads); not validated (callers validate).
-    Pack plans keep their ``packs``; ``method`` is ``"<plan>/<policy>"`` as
-    :func:`~opt_sched.simulate` writes it."""
-    spec = ExecutionSpec.parse(execution)
-    if spec.model == "exclusive" and not spec.options:
-        from ..simulation import simulate
-
-        return simulate(instance, plan, policy)
-    from ..scheduling.plan import PlanScheduler
-    from ..scheduling.replay import replay
-
-    scheduler = PlanScheduler(instance, plan)
-    schedule = replay(instance, scheduler, spec.build(policy), policy=policy)
-    info = {**schedule.info, "plan": scheduler.plan.label, "policy": policy,
-            "execution": spec.label}
-    return dataclasses.replace(schedule, packs=scheduler.packs,
-                               method=f"{scheduler.plan.label}/{policy}", info=info)

@@ -24,9 +24,9 @@ from .experiments import (
     SCHEDULERS,
     TEXT_LOADS,
 )
-from .report import HIGHEST, PLACEMENTS, fmt
+from .report import HIGHEST, PLACEMENTS, fmt, report
 
-__all__ = ["CLAIMS", "claims_table"]
+__all__ = ["CLAIMS", "claims_table", "report_text"]
 
 RANGE = tuple(sorted({*LOADS, *TEXT_LOADS}))
 SHORT = {"gs": "GS", "iogs": "IOGS", "adaptive-iogs": "Adaptive",
@@ -169,3 +169,11 @@ def claims_table(rows: list[dict[str, Any]]) -> str:
         cells = [figures(get, p) for p in reversed(PLACEMENTS)]
         lines.append(f"| {number} | {claim} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def report_text(rows: list[dict[str, Any]]) -> str:
+    """The claims table (:func:`claims_table`) and the full tables
+    (:func:`opt_sched.gang.report.report`) of ``rows``, as one markdown
+    text."""
+    return ("### Claims: the seed's and our figures\n\n" + claims_table(rows)
+            + "\n\n### Full tables\n" + report(rows) + "\n")

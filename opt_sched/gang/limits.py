@@ -44,13 +44,13 @@ import numpy as np
 
 from ..errors import OptionError
 from ..limits import MAX_VALUE
+from .workload import MAX_NODES
 
 if TYPE_CHECKING:
     from .workload import GangWorkload
 
 __all__ = ["MAX_MPL", "MAX_NODES", "MAX_SLICES", "check_run", "min_slices"]
 
-MAX_NODES = 10**5
 MAX_MPL = 1000
 MAX_SLICES = 10**7
 

@@ -9,7 +9,10 @@ workload's), ``migration_cost`` (only in ``cost`` rows), ``migration_budget``
 (:func:`opt_sched.gang.experiments.run_point`'s names). Both
 ``scripts/reproduce_gang.py`` (rows from ``points.jsonl``) and the campaign
 report ``gang`` (rows from an ``opt-sched sweep`` store,
-:mod:`opt_sched.campaign.reports.gang`) print :func:`report` of their rows.
+:mod:`opt_sched.campaign.reports.gang`) print
+:func:`opt_sched.gang.claims.report_text` of their rows: the claims table
+(:mod:`opt_sched.gang.claims`, which reads this module's constants one way)
+and :func:`report`.
 
 The parts (:data:`PARTS`):
 
@@ -37,7 +40,7 @@ from .experiments import (
 )
 
 __all__ = ["CLASSES", "HIGHEST", "KEEP", "LOW_LOADS", "PARTS", "PLACEMENTS", "fmt",
-           "report", "report_text"]
+           "report"]
 
 PLACEMENTS = ("random", "contiguous")
 CLASSES = (0.5, 0.33, 0.1)
@@ -169,12 +172,3 @@ def report(rows: list[dict[str, Any]]) -> str:
                     f"{ratio('mean_response')} | "
                     f"{sd['adaptive-iogs'] / sd['gs']:.2f} |")
     return "\n".join(lines)
-
-
-def report_text(rows: list[dict[str, Any]]) -> str:
-    """The claims table (:func:`opt_sched.gang.claims.claims_table`) and the
-    full tables (:func:`report`) of ``rows``, as one markdown text."""
-    from .claims import claims_table
-
-    return ("### Claims: the seed's and our figures\n\n" + claims_table(rows)
-            + "\n\n### Full tables\n" + report(rows) + "\n")

@@ -46,10 +46,10 @@ import numpy as np
 
 from ..errors import InstanceError
 from ..files import atomic_write_text
-from .limits import MAX_NODES
 
 __all__ = [
     "FORMAT",
+    "MAX_NODES",
     "GangWorkload",
     "is_gang_workload_file",
     "read_workload",
@@ -60,6 +60,11 @@ __all__ = [
 
 FORMAT = "opt_sched/gang-workload"
 """The ``format`` tag of a gang workload file."""
+
+MAX_NODES = 10**5
+"""The most nodes of a gang machine (refused where a workload is built;
+listed with the other limits in :mod:`opt_sched.gang.limits`, which
+re-exports it)."""
 
 T_LOCAL = 0.03
 T_REMOTE = 0.09

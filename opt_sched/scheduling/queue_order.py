@@ -16,7 +16,7 @@ over time (fair-share, aging) are one more module here:
   the job id string instead.)
 - ``multifactor`` and ``fairshare[:OPERATOR]``: seed 002's priorities
   (Slurm's multifactor, Paper II's fair-share operators), built by
-  :func:`opt_sched.priority.priority_order`.
+  :func:`opt_sched.priority.orders.priority_order`.
 
 :func:`get_queue_order` is the one front door for every ``--order`` /
 ``--priority`` value.
@@ -108,12 +108,13 @@ QUEUE_ORDERS: dict[str, Callable[[], QueueOrder]] = {
 
 
 PRIORITY_HEADS = ("multifactor", "fairshare")
-"""Spec heads delegated to :func:`opt_sched.priority.priority_order`."""
+"""Spec heads delegated to :func:`opt_sched.priority.orders.priority_order`
+(the keys of :data:`opt_sched.priority.orders.PRIORITY_ORDERS`)."""
 
 
 def order_names() -> list[str]:
     """Every order name, for help texts."""
-    from ..priority import OPERATOR_NAMES
+    from ..priority.operators import OPERATOR_NAMES
 
     return (sorted(QUEUE_ORDERS) + ["multifactor"]
             + [f"fairshare:{name}" for name in OPERATOR_NAMES])
@@ -123,7 +124,7 @@ def get_queue_order(order: str | QueueOrder, **options: Any) -> QueueOrder:
     """A fresh :class:`QueueOrder` for a spec (or ``order`` itself).
 
     ``fcfs`` and ``sjf`` are built here; ``multifactor`` and
-    ``fairshare[:OPERATOR]`` by :func:`opt_sched.priority.priority_order`,
+    ``fairshare[:OPERATOR]`` by :func:`opt_sched.priority.orders.priority_order`,
     which takes ``options`` (weights, tree, half-life, bits, ...).
 
     Raises
@@ -141,7 +142,7 @@ def get_queue_order(order: str | QueueOrder, **options: Any) -> QueueOrder:
         return order
     head = order.strip().partition(":")[0].lower()
     if head in PRIORITY_HEADS:
-        from ..priority import priority_order
+        from ..priority.orders import priority_order
 
         return priority_order(order, **options)
     if order.strip().lower() in QUEUE_ORDERS and not options:

@@ -179,9 +179,11 @@ def _gc_paused() -> Iterator[None]:
 
 def _make_scheduler(scheduler: str | Scheduler) -> Scheduler:
     if isinstance(scheduler, str):
-        from . import get_scheduler
-
-        return get_scheduler(scheduler)
+        # names are resolved by the package's front door, where the registry
+        # is (this engine sits below it and never imports it)
+        raise TypeError(f"scheduler={scheduler!r}: the engine takes a Scheduler; "
+                        f"replay a registered name through "
+                        f"opt_sched.scheduling.replay")
     return scheduler
 
 
@@ -332,7 +334,9 @@ def replay(instance: Instance, scheduler: str | Scheduler,
         times, phases the real work.
     scheduler
         A :class:`~opt_sched.scheduling.base.Scheduler`, or a registered
-        name (:data:`opt_sched.scheduling.SCHEDULERS`).
+        name (:data:`opt_sched.scheduling.SCHEDULERS`; resolved by the
+        package's :func:`opt_sched.scheduling.replay`: the engine of this
+        module takes a Scheduler).
     execution
         An :class:`~opt_sched.execution.base.ExecutionModel`, or a registered
         name (:data:`opt_sched.execution.EXECUTION_MODELS`), built with

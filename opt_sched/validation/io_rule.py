@@ -28,8 +28,8 @@ import numpy as np
 if TYPE_CHECKING:
     from ..instance import Instance
     from ..schedule import Schedule
+    from .phase_table import PhaseTable
     from .report import Collector
-    from .table import PhaseTable
     from .tolerance import PhaseTolerances
 
 __all__ = ["IoPhases", "IoRule"]
@@ -40,7 +40,7 @@ class IoPhases:
     """Every I/O phase of the schedule, as flat arrays (job after job).
 
     Arrays have one entry per I/O phase slot, in the order of the phase table
-    (:class:`~opt_sched.validation.table.PhaseTable`): ``job`` is the index
+    (:class:`~opt_sched.validation.phase_table.PhaseTable`): ``job`` is the index
     of the job in the instance, ``iteration`` is ``j``, ``partition`` is
     ``k(i)``, ``start`` is ``o_ij``, ``volume`` is ``v_ij``, ``bandwidth`` is
     ``b_k(i)``, ``stated_end`` is the end the schedule states (NaN where it

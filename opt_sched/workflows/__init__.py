@@ -1,5 +1,5 @@
 """Workflows as batch jobs (seed 002, Paper V): manifests, the three
-submission methods, WoAS, metrics and the sweep's experiment function.
+submission methods, WoAS and metrics.
 
 - :mod:`.manifest` -- :class:`Workflow` / :class:`Task`, the JSON manifest
   (:func:`read_manifest`, :func:`write_manifest`, one-line errors);
@@ -9,8 +9,11 @@ submission methods, WoAS, metrics and the sweep's experiment function.
   instance (:func:`workflow_instance`, :func:`build_workflow_workload`);
 - :mod:`.woas` -- :class:`WorkflowAwareOrder`, the two queue views;
 - :mod:`.metrics` -- workflow wait/runtime/turnaround, speed-up,
-  (actual) utilisation, regular jobs' slowdown;
-- :mod:`.experiment` -- :func:`run_share_point`.
+  (actual) utilisation, regular jobs' slowdown.
+
+The sweep's experiment function (:func:`run_share_point`) is
+:mod:`opt_sched.experiments.workflow_share`, above both this package and the
+workload generator that mixes workflows in (:mod:`opt_sched.workloads.nersc`).
 
 Formats and the workflows: ``instances/workflows.md``.
 """

@@ -2,7 +2,8 @@
 
 - :mod:`.ics2020` -- the synthetic protocol of seed 003 §6.2.2.
 - :mod:`.tucan` -- the Tucan workload of seed 003 Table 1.
-- :mod:`.psplib` -- PSPLIB RCPSP instances (import it directly).
+
+PSPLIB RCPSP instances are read by :mod:`opt_sched.psplib_reader`.
 
 :func:`generate` is the front door used by ``opt-sched generate``.
 """

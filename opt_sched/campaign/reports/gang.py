@@ -111,7 +111,8 @@ def plot_slowdown(table: pd.DataFrame, placement: str, target: Path) -> Path:
 
 def write_report(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     """``gang.md``, ``gang.csv`` and the slowdown figures into ``out``."""
-    from ...gang.report import PLACEMENTS, report_text
+    from ...gang.claims import report_text
+    from ...gang.report import PLACEMENTS
 
     found = gang_rows(spec, rows)
     written = [write_csv(pd.DataFrame(found), out / "gang.csv")]

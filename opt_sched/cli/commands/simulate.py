@@ -64,9 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...execution import execute_plan
     from ...io import read_instance, write_schedule
     from ...metrics import summary
+    from ...scheduling.execute import execute_plan
     from ...validation import assert_feasible
     from ..plan_file import build_plan
 

@@ -11,7 +11,11 @@ returns.
 - :mod:`.plan` -- what both backends share: the serial-SGS start, the
   execution of a plan (:func:`greedy_partitions`), the honest bounds;
 - :mod:`.cpsat` -- :class:`~.cpsat.PlanningCpsat`;
-- :mod:`.milp` -- :class:`~.milp.PlanningMilp`.
+- :mod:`.milp` -- :class:`~.milp.PlanningMilp`;
+- :mod:`.cpsat_backend`, :mod:`.milp_backend` -- the registered exact
+  backends (:mod:`opt_sched.exact.registry`): options, objectives, ``run``.
+  The models sit below :mod:`.plan` (which exports them), the backends
+  above it.
 
 The serial SGS itself is a heuristic (:mod:`opt_sched.heuristics.serial_sgs`)
 and the PSPLIB benchmark a script (``scripts/bench_psplib.py``). Use the

@@ -16,23 +16,12 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from ...instance import Instance
 from ..cpsat.search import minimise
 from ..cpsat.settings import PlanningCpsatSettings, make_solver
 from ..deadline import Deadline, Stopwatch
-from ..result import Outcome
-from ..warm import prepare as warm_prepare
-from .data import DEFAULT_HORIZON_TICKS, TickData
-from .plan import PlanSolution, run_planning
+from .data import PlanSolution, TickData
 
-__all__ = ["OBJECTIVES", "OPTIONS", "PlanningCpsat", "run"]
-
-OPTIONS = PlanningCpsatSettings
-"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
-
-OBJECTIVES = ("makespan",)
-"""In the planning model every job runs exactly ``T_i``: its stretch is 1,
-so only the makespan is planned."""
+__all__ = ["PlanningCpsat"]
 
 
 class PlanningCpsat:
@@ -222,23 +211,3 @@ class PlanningCpsat:
             starts = [int(bounds.solver.value(s)) for s in self.starts]
         status = "optimal" if bounds.closed else "feasible"
         return PlanSolution(status, starts, bounds.upper, bounds.lower, clock(), info)
-
-
-def run(instance: Instance, objective: str, options: PlanningCpsatSettings, *,
-        lower_bound: float | None, deadline: Deadline) -> Outcome:
-    """Plan with :class:`PlanningCpsat`, execute the plan (see
-    :func:`opt_sched.exact.planning.plan.run_planning`)."""
-
-    def solve_plan(ticks: TickData, horizon: int, lower: int,
-                   incumbent: list[int]) -> PlanSolution:
-        return PlanningCpsat(ticks, horizon, lower, incumbent, options).solve(deadline)
-
-    return run_planning(instance, options, "cpsat", solve_plan,
-                        horizon_ticks=DEFAULT_HORIZON_TICKS, lower_bound=lower_bound,
-                        deadline=deadline)
-
-
-def prepare(options: object) -> None:
-    """One-time set-up before the time limit runs: the simulator's kernel
-    (plan execution)."""
-    warm_prepare()

@@ -45,13 +45,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ...errors import OptionError
 from ...heuristics.serial_sgs import Project, best_serial_schedule
 from ...instance import Instance
 
 __all__ = [
+    "PlanSolution",
     "PlanningData",
     "PlanningResource",
     "TickData",
@@ -330,3 +332,15 @@ def _ceil(value: float) -> int:
     if abs(value - near) <= _EPS * max(1.0, abs(value)):
         return int(near)
     return math.ceil(value)
+
+
+@dataclass
+class PlanSolution:
+    """A solved plan in ticks: status (of the tick model), starts and bound."""
+
+    status: str  # "optimal" | "feasible" | "infeasible" | "unknown"
+    starts: list[int] | None
+    objective: int | None
+    bound: int | None
+    wall_time: float
+    info: dict[str, Any] = field(default_factory=dict)

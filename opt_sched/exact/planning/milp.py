@@ -20,22 +20,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ...errors import OptionError
-from ...instance import Instance
 from ..cpsat.settings import check_policy, check_resource_precision
 from ..deadline import Deadline
 from ..milp.backend import MilpSettings, load_pulp, solve_milp, solver_time
-from ..milp.backend import prepare as milp_prepare
-from ..result import Outcome
-from ..warm import prepare as warm_prepare
-from .data import DEFAULT_RESOURCE_PRECISION, TickData
-from .plan import PlanSolution, run_planning
+from .data import DEFAULT_RESOURCE_PRECISION, PlanSolution, TickData
 
-__all__ = ["DEFAULT_MILP_HORIZON_TICKS", "MAX_DISAGGREGATED", "OBJECTIVES",
-           "OPTIONS", "PlanningMilp", "PlanningMilpSettings", "run"]
-
-OBJECTIVES = ("makespan",)
-"""Every planned job has stretch 1: only the makespan is planned."""
-
+__all__ = ["DEFAULT_MILP_HORIZON_TICKS", "MAX_DISAGGREGATED", "PlanningMilp",
+           "PlanningMilpSettings"]
 
 @dataclass(frozen=True)
 class PlanningMilpSettings(MilpSettings):
@@ -61,9 +52,6 @@ class PlanningMilpSettings(MilpSettings):
         check_resource_precision(self.resource_precision)
         check_policy(self.policy)
 
-
-OPTIONS = PlanningMilpSettings
-"""The options record of this model (:mod:`opt_sched.exact.registry`)."""
 
 DEFAULT_MILP_HORIZON_TICKS = 200
 """Default time resolution of the MILP (see :meth:`PlanningData.to_ticks`):
@@ -232,20 +220,6 @@ class PlanningMilp:
         return PlanSolution("unknown", None, None, bound, out.wall_time, info)
 
 
-def run(instance: Instance, objective: str, options: PlanningMilpSettings, *,
-        lower_bound: float | None, deadline: Deadline) -> Outcome:
-    """Plan with :class:`PlanningMilp`, execute the plan (see
-    :func:`opt_sched.exact.planning.plan.run_planning`)."""
-
-    def solve_plan(ticks: TickData, horizon: int, lower: int,
-                   incumbent: list[int]) -> PlanSolution:
-        return PlanningMilp(ticks, horizon, lower, incumbent).solve(options, deadline)
-
-    return run_planning(instance, options, options.backend, solve_plan,
-                        horizon_ticks=DEFAULT_MILP_HORIZON_TICKS,
-                        lower_bound=lower_bound, deadline=deadline)
-
-
 def _ceil_tick(value: float) -> int:
     """A bound in ticks, rounded up (the tick makespan is an integer)."""
     near = round(value)
@@ -254,10 +228,3 @@ def _ceil_tick(value: float) -> int:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-
-
-def prepare(options: MilpSettings) -> None:
-    """One-time set-up before the time limit runs: PuLP, HiGHS' mode, the
-    simulator's kernel."""
-    milp_prepare(options.backend)
-    warm_prepare()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,21 +25,9 @@ from ...instance import Instance
 from ...schedule import Schedule
 from ..deadline import Deadline, Stopwatch
 from ..result import Outcome, SolveStatus
-from .data import PlanningData, TickData, sgs_upper_bound
+from .data import PlanningData, PlanSolution, TickData, sgs_upper_bound
 
 __all__ = ["PlanSolution", "execute_plan", "greedy_partitions", "run_planning"]
-
-
-@dataclass
-class PlanSolution:
-    """A solved plan in ticks: status (of the tick model), starts and bound."""
-
-    status: str  # "optimal" | "feasible" | "infeasible" | "unknown"
-    starts: list[int] | None
-    objective: int | None
-    bound: int | None
-    wall_time: float
-    info: dict[str, Any] = field(default_factory=dict)
 
 
 PlanSolver = Callable[[TickData, int, int, list[int]], PlanSolution]

@@ -17,6 +17,10 @@ file is parsed by the ``psplib`` package (PyPI) and mapped as follows:
 
 The makespan of a schedule of this instance is the RCPSP makespan, so the
 values of ``optimum.csv`` (:func:`load_optimum_csv`) apply directly.
+
+A reader of instance files beside :mod:`opt_sched.io` (whose
+:func:`~opt_sched.io.read_instance` hands ``.sm`` files to it), below the
+workload generators.
 """
 
 from __future__ import annotations
@@ -24,8 +28,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..errors import InstanceError
-from ..instance import Instance, Job, Partition, Platform
+from .errors import InstanceError
+from .instance import Instance, Job, Partition, Platform
 
 __all__ = ["load_optimum_csv", "read_psplib"]
 

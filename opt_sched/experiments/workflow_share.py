@@ -17,6 +17,10 @@ order's hooks at every submission, start and end) and the other options
 off) is wrapped by
 :class:`~opt_sched.workflows.woas.WorkflowAwareOrder` in ``woas`` mode.
 Every schedule is checked by :func:`opt_sched.validation.assert_feasible`.
+
+It lives with the other experiments, above both the workflows
+(:mod:`opt_sched.workflows`) and the workload generator
+(:mod:`opt_sched.workloads.nersc`, which mixes workflows into a workload).
 """
 
 from __future__ import annotations
@@ -30,10 +34,15 @@ from ..errors import OptionError
 from ..priority import StrictOrderScheduler
 from ..scheduling import get_queue_order, get_scheduler, replay
 from ..validation import assert_feasible
+from ..workflows.metrics import regular_slowdowns, utilisation, workflow_records
+from ..workflows.submission import (
+    MODES,
+    WorkflowWorkload,
+    build_workflow_workload,
+    load_workflow,
+)
+from ..workflows.woas import WorkflowAwareOrder
 from ..workloads.nersc import generate_workload
-from .metrics import regular_slowdowns, utilisation, workflow_records
-from .submission import MODES, WorkflowWorkload, build_workflow_workload, load_workflow
-from .woas import WorkflowAwareOrder
 
 __all__ = ["make_scheduler", "run_share_point"]
 
