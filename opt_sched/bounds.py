@@ -45,24 +45,40 @@ Max-stretch bounds:
   the preemptive one-machine problem with releases ``h_ij`` and deadlines
   ``t_k + rho T_i - q_ij`` is feasible (EDF is exact for it, Horn 1974),
   bracketed by bisection; the proven-infeasible end is returned.
+
+Execution models (SPEC §10): :data:`HOLDS_UNDER` says under which models
+each bound is proven (``exclusive`` and ``shared``: they use only that a
+phase moves at most ``b_k`` and a node at most ``b_k`` in all, with the
+fluid-to-preemptive lemma of ``models/bounds.md``); use
+:mod:`opt_sched.bound_models` to get the bounds of another model. The
+one-machine building blocks (EDF, Jackson) are in
+:mod:`opt_sched.one_machine` and re-exported here.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from .errors import OptionError
+from .bounds_flow import flow_lower_bound
 from .instance import Instance, Job
 from .objectives import FLOW_OBJECTIVES, OBJECTIVES, check_objective
+from .one_machine import REL_TOL as _REL_TOL
+from .one_machine import (
+    Expired,
+    edf_feasible,
+    edf_max_lateness,
+    jackson_preemptive_makespan,
+)
+from .one_machine import OutOfTimeError as _OutOfTimeError
 from .operations import is_one_pack, job_operations, one_pack_partitions, pack_starts
 
 __all__ = [
+    "HOLDS_UNDER",
     "OBJECTIVES",
+    "Expired",
     "best_makespan_bound",
     "best_max_stretch_bound",
     "edf_feasible",
@@ -73,191 +89,24 @@ __all__ = [
     "max_stretch_bounds",
 ]
 
-Expired = Callable[[], bool]
-"""``expired()`` is true once the caller's time is up: the bounds computed so
-far are returned (each is valid on its own) and the rest is skipped."""
-
-
-class _OutOfTimeError(Exception):
-    """Raised inside a bound computation when ``expired()`` turns true."""
-
-
-_REL_TOL = 1e-9
-"""Relative tolerance of the EDF feasibility test (times scaled by the horizon)."""
+HOLDS_UNDER: dict[str, frozenset[str]] = {
+    "longest-job": frozenset({"exclusive", "shared"}),
+    "area": frozenset({"exclusive", "shared"}),
+    "io-node": frozenset({"exclusive", "shared"}),
+    "jackson-preemptive": frozenset({"exclusive", "shared"}),
+    "trivial": frozenset({"exclusive", "shared"}),
+    "makespan-ratio": frozenset({"exclusive", "shared"}),
+    "edf-bisection": frozenset({"exclusive", "shared"}),
+}
+"""Bound name -> the execution models (SPEC §10) under which it is proven
+(``models/bounds.md``, "Which bounds hold under which execution model").
+Every bound here needs only that an I/O phase on node ``k`` never moves
+data faster than ``b_k`` and that the node never moves more than ``b_k`` in
+all (true of ``exclusive`` and of ``shared``, where ``eta <= 1``): a model
+not listed gets none of them (:mod:`opt_sched.bound_models`)."""
 
 _BISECTION_PRECISION = 1e-6
 """Relative width ``(hi - lo) / lo`` at which the max-stretch bisection stops."""
-
-
-# -- one-machine building blocks ------------------------------------------------
-def edf_max_lateness(releases: Sequence[float] | np.ndarray,
-                     durations: Sequence[float] | np.ndarray,
-                     deadlines: Sequence[float] | np.ndarray, *,
-                     expired: Expired | None = None) -> float:
-    """Optimal ``L_max`` of ``1 | r_j, pmtn | L_max`` by preemptive EDF.
-
-    At every moment the machine runs, among the released unfinished
-    operations, the one with the earliest deadline, preempting when a more
-    urgent operation is released. This minimises the maximum lateness
-    ``max_j (C_j - d_j)`` over all preemptive schedules (Horn 1974). An
-    operation of zero duration is placed at its release (``C_j = r_j``), which
-    a preemptive schedule can always do. ``O(n log n)`` with a binary heap,
-    compiled (numba); ``expired`` is asked once, before the sweep.
-
-    Parameters
-    ----------
-    releases, durations, deadlines
-        ``r_j``, ``p_j >= 0`` and ``d_j``, one entry per operation.
-
-    Returns
-    -------
-    float
-        ``max_j (C_j - d_j)``; ``-inf`` when there is no operation.
-
-    Examples
-    --------
-    >>> edf_max_lateness([0, 1], [3, 1], [10, 2])
-    0.0
-    """
-    r = np.asarray(releases, dtype=float)
-    p = np.asarray(durations, dtype=float)
-    d = np.asarray(deadlines, dtype=float)
-    if not (r.shape == p.shape == d.shape) or r.ndim != 1:
-        raise OptionError(f"edf: releases, durations, deadlines have shapes "
-                          f"{r.shape}, {p.shape}, {d.shape}; expected equal 1-D")
-    if p.size and p.min() < 0:
-        raise OptionError(f"edf: durations min={p.min():g} must be >= 0")
-    worst = -math.inf
-    zero = p == 0
-    if zero.any():
-        worst = float(np.max(r[zero] - d[zero]))
-    keep = ~zero
-    if not keep.any():
-        return worst
-    if expired is not None and expired():
-        raise _OutOfTimeError
-    order = np.argsort(r[keep], kind="stable")
-    return max(worst, float(_edf_kernel(r[keep][order], p[keep][order],
-                                        d[keep][order])))
-
-
-@njit(cache=True)
-def _edf_kernel(rel, dur, due):
-    """Preemptive EDF over operations sorted by release (positive durations):
-    ``max_j (C_j - d_j)``. A binary heap of positions keyed by ``(d, position)``
-    holds the released unfinished operations with their remaining work."""
-    n = rel.shape[0]
-    heap = np.empty(n, np.int64)
-    left = dur.copy()
-    size = 0
-    worst = -np.inf
-    time = rel[0]
-    nxt = 0
-    while nxt < n or size > 0:
-        if size == 0 and time < rel[nxt]:
-            time = rel[nxt]
-        while nxt < n and rel[nxt] <= time:
-            # push nxt
-            i = size
-            size += 1
-            while i > 0:
-                parent = (i - 1) >> 1
-                q = heap[parent]
-                if due[nxt] < due[q] or (due[nxt] == due[q] and nxt < q):
-                    heap[i] = q
-                    i = parent
-                else:
-                    break
-            heap[i] = nxt
-            nxt += 1
-        top = heap[0]
-        next_release = rel[nxt] if nxt < n else np.inf
-        if time + left[top] <= next_release:
-            time += left[top]
-            if time - due[top] > worst:
-                worst = time - due[top]
-            # pop the root
-            size -= 1
-            if size > 0:
-                last = heap[size]
-                i = 0
-                while True:
-                    c = 2 * i + 1
-                    if c >= size:
-                        break
-                    hc = heap[c]
-                    if c + 1 < size:
-                        hr = heap[c + 1]
-                        if due[hr] < due[hc] or (due[hr] == due[hc] and hr < hc):
-                            c += 1
-                            hc = hr
-                    if due[hc] < due[last] or (due[hc] == due[last] and hc < last):
-                        heap[i] = hc
-                        i = c
-                    else:
-                        break
-                heap[i] = last
-        else:  # run until the next release, which may preempt
-            left[top] -= next_release - time
-            time = next_release
-    return worst
-
-
-def edf_feasible(releases: Sequence[float] | np.ndarray,
-                 durations: Sequence[float] | np.ndarray,
-                 deadlines: Sequence[float] | np.ndarray, *,
-                 rel_tol: float = _REL_TOL) -> bool:
-    """Whether operations with releases and deadlines fit one preemptive machine.
-
-    Exact (Horn 1974): a preemptive schedule meeting every deadline exists iff
-    preemptive EDF meets them, i.e. iff :func:`edf_max_lateness` ``<= 0``
-    (here ``<= rel_tol * max(1, |times|)`` to absorb rounding).
-
-    Examples
-    --------
-    >>> edf_feasible([0, 0], [2, 2], [4, 3]), edf_feasible([0, 0], [2, 2], [3, 3])
-    (True, False)
-    """
-    lateness = edf_max_lateness(releases, durations, deadlines)
-    return lateness <= rel_tol * _scale(releases, deadlines)
-
-
-def jackson_preemptive_makespan(heads: Sequence[float] | np.ndarray,
-                                durations: Sequence[float] | np.ndarray,
-                                tails: Sequence[float] | np.ndarray, *,
-                                expired: Expired | None = None) -> float:
-    """Optimum of ``1 | r_j, pmtn | max_j (C_j + q_j)`` (Jackson's preemptive
-    schedule: always run the released operation with the largest tail).
-
-    This is preemptive EDF with deadlines ``d_j = -q_j`` (Jackson 1955; used
-    as the bound of Carlier 1982). When the operations are the I/O phases of
-    one I/O node, with heads and tails as in the module docstring, the value
-    is a lower bound on the makespan of every feasible schedule.
-
-    Returns
-    -------
-    float
-        ``max_j (C_j + q_j)`` of the preemptive schedule, 0.0 with no
-        operation.
-
-    Examples
-    --------
-    >>> jackson_preemptive_makespan([0, 1, 2], [4, 2, 1], [1, 5, 0])
-    8.0
-    """
-    tails_array = np.asarray(tails, dtype=float)
-    value = edf_max_lateness(heads, durations, -tails_array, expired=expired)
-    return 0.0 if value == -math.inf else value
-
-
-def _scale(*arrays: Sequence[float] | np.ndarray) -> float:
-    """``max(1, max |x|)`` over the arrays: the horizon for relative tolerances."""
-    scale = 1.0
-    for array in arrays:
-        values = np.asarray(array, dtype=float)
-        if values.size:
-            scale = max(scale, float(np.max(np.abs(values))))
-    return scale
 
 
 # -- per-job data ---------------------------------------------------------------
@@ -559,8 +408,6 @@ def lower_bound(instance: Instance, objective: str, *,
     """
     check_objective(objective)
     if objective in FLOW_OBJECTIVES:  # measured from the releases
-        from .bounds_flow import flow_lower_bound
-
         return flow_lower_bound(instance, objective, expired=expired)
     if objective == "makespan":
         return best_makespan_bound(instance, fixed_start=bool(fixed_start),

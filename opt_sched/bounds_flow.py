@@ -62,6 +62,8 @@ from .rate_profile import RateProfile, edf_feasible_on, srpt_completions
 from .reservations import Reservations
 
 __all__ = [
+    "HOLDS_UNDER",
+    "HOLDS_UNDER_RESERVED",
     "flow_bounds",
     "flow_lower_bound",
     "max_flow_stretch_bounds",
@@ -70,6 +72,25 @@ __all__ = [
 ]
 
 Expired = Callable[[], bool]
+
+HOLDS_UNDER: dict[str, frozenset[str]] = {
+    "alone": frozenset({"exclusive", "shared"}),
+    "io-srpt": frozenset({"exclusive", "shared"}),
+    "area-srpt": frozenset({"exclusive", "shared"}),
+    "wide-srpt": frozenset({"exclusive", "shared"}),
+    "deadline-bisection": frozenset({"exclusive", "shared"}),
+}
+"""Bound name -> the execution models under which it is proven, *without*
+reservations: every relaxation here is preemptive (or fluid), and a
+``shared`` node moves at most ``b_k`` in all, so a shared schedule is a
+fluid schedule of each relaxation (``models/bounds.md``, "Which bounds hold
+under which execution model")."""
+
+HOLDS_UNDER_RESERVED: dict[str, frozenset[str]] = {
+    name: frozenset({"exclusive"}) for name in HOLDS_UNDER}
+"""The same *with* reservations: a reserved I/O interval is a node busy at
+full bandwidth (the exclusive rule); under sharing a new phase would share
+it instead, so these hold under ``exclusive`` only."""
 
 _PRECISION = 1e-6
 """Relative width at which the bisections stop."""

@@ -42,8 +42,17 @@ from .bounds import edf_feasible, max_stretch_bounds
 from .errors import OptionError
 from .instance import Instance
 
-__all__ = ["best_stretch_bound", "propagate_windows", "propagated_edf_bound",
-           "stretch_bounds"]
+__all__ = ["HOLDS_UNDER", "best_stretch_bound", "propagate_windows",
+           "propagated_edf_bound", "stretch_bounds"]
+
+HOLDS_UNDER: dict[str, frozenset[str]] = {
+    "propagated-edf": frozenset({"exclusive"}),
+}
+"""Bound name -> the execution models under which it is proven. Edge
+finding reasons on *non-preemptive* I/O (an operation that cannot end
+before a set ends after all of it), which only the exclusive model has:
+under bandwidth sharing two phases progress together, so the bound does not
+hold (``models/bounds.md``; a counter-example is tested)."""
 
 _REL_TOL = 1e-9
 _MAX_ROUNDS = 200

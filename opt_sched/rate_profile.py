@@ -33,8 +33,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .bounds import edf_max_lateness
 from .errors import OptionError
+from .one_machine import edf_max_lateness
 
 __all__ = ["RateProfile", "edf_feasible_on", "srpt_completions"]
 

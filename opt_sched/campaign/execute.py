@@ -100,23 +100,29 @@ def resolve_method(spec: str) -> Method:
 
 
 # -- per-process caches ----------------------------------------------------------
-_BOUNDS: OrderedDict[InstanceSource, float] = OrderedDict()
+_BOUNDS: OrderedDict[tuple[InstanceSource, str], float] = OrderedDict()
 _BOUNDS_SIZE = 32
 _BOUNDS_LOCK = threading.Lock()  # Dask may run chunks in threads of one process
 
 
-def _makespan_bound(source: InstanceSource, instance: Instance) -> float:
-    """The best makespan lower bound of ``instance``, once per source and
-    process (a chunk's tasks share their instance)."""
-    with _BOUNDS_LOCK:
-        if source in _BOUNDS:
-            _BOUNDS.move_to_end(source)
-            return _BOUNDS[source]
-    from ..bounds import lower_bound
+def _makespan_bound(source: InstanceSource, instance: Instance,
+                    execution: Any = None) -> float:
+    """The best makespan lower bound of ``instance`` that holds under the
+    task's ``execution`` model (:func:`opt_sched.bound_models.
+    best_bound_under`; NaN when none does, so ``gap`` is NaN too), once per
+    source, model and process (a chunk's tasks share their instance)."""
+    from ..bound_models import best_bound_under
 
-    value = float(lower_bound(instance, "makespan"))
+    execution = dict(execution) if execution else None  # task: (key, value) pairs
+    key = (source, repr(sorted(execution.items())) if execution else "")
     with _BOUNDS_LOCK:
-        _BOUNDS[source] = value
+        if key in _BOUNDS:
+            _BOUNDS.move_to_end(key)
+            return _BOUNDS[key]
+    found = best_bound_under(instance, "makespan", execution)
+    value = math.nan if found.value is None else float(found.value)
+    with _BOUNDS_LOCK:
+        _BOUNDS[key] = value
         if len(_BOUNDS) > _BOUNDS_SIZE:
             _BOUNDS.popitem(last=False)
     return value
@@ -173,7 +179,7 @@ def run_task(task: Task) -> TaskResult:
         row.update(_measure(instance, run.schedule))
         row.update(run.extras)
         if "lower_bound" in task.metrics:
-            bound = _makespan_bound(task.source, instance)
+            bound = _makespan_bound(task.source, instance, task.execution)
             row["lower_bound"] = bound
             row["gap"] = ((row["makespan"] - bound) / bound if bound > 0
                           else math.nan)

@@ -40,18 +40,39 @@ WINDOW_OBJECTIVES = ("makespan", "max-flow-stretch", "mean-flow-time")
 
 
 def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
-                  num_workers: int = 2, seed: int = 0) -> dict[str, Any]:
+                  num_workers: int = 2, seed: int = 0,
+                  execution: object = None) -> dict[str, Any]:
     """The lower bounds of ``objective`` on ``window``: the combinatorial
-    ones by name, CP-SAT's, and the best (``bound``, ``source``)."""
-    from ..bounds import makespan_bounds
-    from ..bounds_flow import flow_bounds
+    ones by name, CP-SAT's, and the best (``bound``, ``source``).
+
+    Only the bounds that hold under ``execution`` (default: the window
+    schedule's model; :mod:`opt_sched.bound_models`) are used: the reserved
+    ones and CP-SAT's under ``exclusive`` only. With none, ``bound`` and
+    ``source`` are ``None`` and ``bound_note`` says why.
+    """
+    from ..bound_models import (
+        exact_bound_holds,
+        flow_bounds_under,
+        makespan_bounds_under,
+        no_bound_note,
+    )
     from ..exact.hpc_io.reserved import reserved_bound
 
+    if execution is None:
+        execution = window.schedule.execution
     instance, reservations = window.instance, window.reservations
-    bounds = dict(flow_bounds(instance, objective, reservations=reservations))
+    bounds = dict(flow_bounds_under(instance, objective, execution,
+                                    reservations=reservations))
     if objective == "makespan":
-        for name, value in makespan_bounds(instance).items():
+        for name, value in makespan_bounds_under(instance, execution).items():
             bounds[f"free-{name}"] = value
+    if not bounds or not exact_bound_holds(execution):
+        return {"bound": max(bounds.values(), default=None),
+                "source": max(bounds, key=bounds.__getitem__, default=None),
+                "combinatorial": max(bounds.values(), default=None),
+                "cpsat": None, "cpsat_closed": False, "cpsat_seconds": 0.0,
+                "bounds": bounds, "cpsat_info": {},
+                "bound_note": None if bounds else no_bound_note(execution)}
     combinatorial = max(bounds.values())
     started = time.perf_counter()
     cpsat = reserved_bound(instance, reservations, objective, window.schedule,
@@ -63,7 +84,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
     return {"bound": bounds[source], "source": source,
             "combinatorial": combinatorial, "cpsat": cpsat.bound,
             "cpsat_closed": cpsat.closed, "cpsat_seconds": seconds,
-            "bounds": bounds, "cpsat_info": cpsat.info}
+            "bounds": bounds, "cpsat_info": cpsat.info, "bound_note": None}
 
 
 def window_gap(instance: Instance, schedule: Schedule, start: int, count: int,
