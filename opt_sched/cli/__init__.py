@@ -18,6 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from ..errors import UserError
 from ..lazy import lazy_exports
 from .boundary import run_command
 from .exit_codes import (
@@ -47,6 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("opt-sched: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except UserError as err:  # a plug-in listed in a command's choices fails
+        print(f"opt-sched: error: {str(err).splitlines()[0]}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     owns_process = argv is None
     try:
         status = run_command(args.run, args, owns_process=owns_process)

@@ -102,11 +102,14 @@ def add_execution_options(parser: argparse.ArgumentParser,
     """``--execution exclusive|shared`` and the shared model's options
     (:class:`~opt_sched.execution.ExecutionSpec`)."""
     group = parser.add_argument_group("execution model (SPEC §10)")
-    group.add_argument("--execution", default=default,
-                       choices=("exclusive", "shared"),
+    # no argparse choices: the names are opt_sched.execution.EXECUTION_MODELS,
+    # plug-ins included, checked by ExecutionSpec (importing the models here
+    # would cost every command's start-up 0.4 s)
+    group.add_argument("--execution", default=default, metavar="MODEL",
                        help="how concurrent I/O phases proceed: exclusive (one "
-                            "at a time per I/O node) or shared (bandwidth "
-                            "sharing)" + (f"; default {default}" if default else ""))
+                            "at a time per I/O node), shared (bandwidth "
+                            "sharing) or a plug-in's model"
+                            + (f"; default {default}" if default else ""))
     group.add_argument("--share", choices=("equal", "nodes"), default=None,
                        help="shared: split the bandwidth equally or by nodes")
     group.add_argument("--max-rate", type=rate, default=None,

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import OptionError
+from ..plugins import describe, load_group
 
 if TYPE_CHECKING:
     from ..instance import Instance
@@ -99,8 +100,8 @@ EXACT_MODELS: list[ExactModel] = [
     ExactModel("hpc-io", ("cpsat",), "opt_sched.exact.hpc_io.cpsat"),
     ExactModel("packs", ("cpsat",), "opt_sched.exact.packs.cpsat"),
     ExactModel("packs", ("cbc", "highs"), "opt_sched.exact.packs.milp"),
-    ExactModel("planning", ("cpsat",), "opt_sched.exact.planning.cpsat"),
-    ExactModel("planning", ("cbc", "highs"), "opt_sched.exact.planning.milp"),
+    ExactModel("planning", ("cpsat",), "opt_sched.exact.planning.cpsat_backend"),
+    ExactModel("planning", ("cbc", "highs"), "opt_sched.exact.planning.milp_backend"),
 ]
 """Every exact model, in the order the choices are listed."""
 
@@ -118,13 +119,40 @@ def register(model: ExactModel) -> None:
     EXACT_MODELS.append(model)
 
 
+def _add_plugin(name: str, model: object) -> None:
+    """Register the :class:`ExactModel` of plug-in ``name`` (one of its
+    solvers); a plug-in adds solvers, it does not replace a model."""
+    if not isinstance(model, ExactModel):
+        raise TypeError(f"{describe(model)} is not an "
+                        f"opt_sched.exact.registry.ExactModel")
+    if name not in model.solvers:
+        raise ValueError(f"the model's solvers {', '.join(model.solvers)} do not "
+                         f"include {name!r}")
+    for solver in model.solvers:
+        if any(m.problem == model.problem and solver in m.solvers
+               for m in EXACT_MODELS):
+            raise ValueError(f"problem {model.problem!r} already has a model for "
+                             f"solver {solver!r}")
+    EXACT_MODELS.append(model)
+
+
+def _load_plugins() -> None:
+    """The ``opt_sched.exact_models`` plug-ins (:mod:`opt_sched.plugins`),
+    once per process: before the models are listed."""
+    load_group("exact_models", _add_plugin)
+
+
 def problems() -> tuple[str, ...]:
-    """The problems some model solves, in registration order."""
+    """The problems some model solves, in registration order (plug-ins
+    included)."""
+    _load_plugins()
     return tuple(dict.fromkeys(m.problem for m in EXACT_MODELS))
 
 
 def solvers() -> tuple[str, ...]:
-    """The solvers some model runs on, in registration order."""
+    """The solvers some model runs on, in registration order (plug-ins
+    included)."""
+    _load_plugins()
     return tuple(dict.fromkeys(s for m in EXACT_MODELS for s in m.solvers))
 
 

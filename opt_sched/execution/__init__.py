@@ -7,8 +7,9 @@
   bandwidth (seed 001), with a share rule, caps (per phase, per node) and a
   congestion curve.
 - :mod:`.options` -- :class:`ExecutionSpec` (a model named with its options,
-  as commands and campaigns give it) and :func:`execute_plan` (a batch plan
-  under any model).
+  as commands and campaigns give it). A batch plan under any model is
+  :func:`opt_sched.scheduling.execute.execute_plan` (above the replay
+  engine, which uses the models).
 
 Adding a model: one module with a class that follows
 :class:`ExecutionModel`, one line in :data:`EXECUTION_MODELS`; its
@@ -18,14 +19,25 @@ that package's registry (the validator stays independent of the simulator).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from ..errors import OptionError
+from ..lazy import lazy_exports
+from ..plugins import PluginMapping, describe
 from .base import ExecutionModel, JobPhases
 from .exclusive import Exclusive
-from .options import ExecutionSpec, execute_plan
 from .shared import RateRecord, Shared
+
+# ExecutionSpec (.options) reads this package's registry, so it is exported
+# on first use (PEP 562) instead of imported here: the dependency runs one
+# way. execute_plan runs a plan through the replay engine, which sits above
+# the models: it lives in opt_sched.scheduling.execute, and its old name here
+# stays for existing callers (resolved on first use, never at import).
+__getattr__, __dir__ = lazy_exports(__name__, globals(), {
+    "ExecutionSpec": ".options",
+    "execute_plan": "opt_sched.scheduling.execute",
+})
 
 __all__ = [
     "EXECUTION_MODELS",
@@ -39,11 +51,22 @@ __all__ = [
     "get_execution_model",
 ]
 
-EXECUTION_MODELS: dict[str, Callable[..., ExecutionModel]] = {
-    "exclusive": Exclusive,
-    "shared": Shared,
-}
-"""Model name -> factory (keyword options -> a fresh model)."""
+def _check_plugin(name: str, factory: object) -> None:
+    """A plug-in's model must be a class or factory."""
+    if not callable(factory):
+        raise TypeError(f"{describe(factory)} is not an ExecutionModel class or "
+                        f"factory")
+
+
+EXECUTION_MODELS: MutableMapping[str, Callable[..., ExecutionModel]] = PluginMapping(
+    "execution_models", {
+        "exclusive": Exclusive,
+        "shared": Shared,
+    }, _check_plugin)
+"""Model name -> factory (keyword options -> a fresh model). Plug-ins of
+the entry-point group ``opt_sched.execution_models``
+(:mod:`opt_sched.plugins`) join it on the first lookup of a name it does
+not hold, or when it is listed."""
 
 
 def get_execution_model(name: str, **options: Any) -> ExecutionModel:

@@ -26,24 +26,28 @@ the registered start rules.
   (one compiled loop).
 
 Adding a scheduler: one module with a class that follows
-:class:`Scheduler`, plus one line in :data:`SCHEDULERS` (or
-:func:`register_scheduler` from outside the package).
+:class:`Scheduler`, plus one line in :data:`SCHEDULERS`. From outside the
+package: one entry point in the group ``opt_sched.schedulers`` (see
+``docs/plugins.md``), or :func:`register_scheduler` within one process. A
+registered scheduler is also a method (``opt_sched.methods``) at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
+from functools import wraps
 from typing import Any
 
 from ..errors import OptionError
 from ..lazy import lazy_exports
+from ..plugins import describe, load_group
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
-from .replay import replay
+from .replay import replay as _replay_engine
 
 # The schedulers (numba kernels) are imported on first use (PEP 562), so
 # that ``opt-sched replay --help`` lists their names without compiling or
 # loading a kernel. ``.base`` and ``.replay`` stay eager: ``replay`` is
-# both a submodule and a function here.
+# both a submodule and a function here (the function below).
 _LAZY: dict[str, str] = {
     "WorkloadAdaptive": ".adaptive",
     "ConservativeBackfilling": ".conservative",
@@ -60,6 +64,16 @@ _LAZY: dict[str, str] = {
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
+@wraps(_replay_engine)
+def replay(instance: Any, scheduler: str | Scheduler, *args: Any,
+           **kwargs: Any) -> Any:
+    # The engine (.replay) takes a Scheduler; a registered name is resolved
+    # here, where the registry is, so the engine never imports its package.
+    if isinstance(scheduler, str):
+        scheduler = get_scheduler(scheduler)
+    return _replay_engine(instance, scheduler, *args, **kwargs)
+
+
 class _Registry(MutableMapping[str, Callable[..., Scheduler]]):
     """Name -> factory, in registration order. An entry given as a string
     names one of this package's lazy exports (:data:`_LAZY`), imported on its
@@ -69,6 +83,8 @@ class _Registry(MutableMapping[str, Callable[..., Scheduler]]):
         self._entries = dict(entries)
 
     def __getitem__(self, name: str) -> Callable[..., Scheduler]:
+        if name not in self._entries:
+            _load_plugins()
         value = self._entries[name]
         if isinstance(value, str):
             value = __getattr__(value)
@@ -82,16 +98,26 @@ class _Registry(MutableMapping[str, Callable[..., Scheduler]]):
         del self._entries[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
+        _load_plugins()
+        return iter(list(self._entries))
 
     def __len__(self) -> int:
+        _load_plugins()
         return len(self._entries)
 
     def __contains__(self, name: object) -> bool:
         try:
-            return name in self._entries
+            if name in self._entries:
+                return True
         except TypeError:
             return False
+        _load_plugins()
+        return name in self._entries
+
+    def builtin(self, name: str) -> bool:
+        """``name`` is one of this package's schedulers (not a plug-in's nor
+        a :func:`register_scheduler` call's)."""
+        return name in _BUILTIN
 
     def __repr__(self) -> str:
         return f"SCHEDULERS({', '.join(self._entries)})"
@@ -129,7 +155,31 @@ SCHEDULERS: MutableMapping[str, Callable[..., Scheduler]] = _Registry({
     "workload-adaptive": "WorkloadAdaptive",
     "packs": "PackScheduling",
 })
-"""Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`)."""
+"""Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`).
+Plug-ins of the entry-point group ``opt_sched.schedulers``
+(:mod:`opt_sched.plugins`) join it on the first lookup of a name it does
+not hold, or when it is listed."""
+_BUILTIN = frozenset(SCHEDULERS._entries)  # type: ignore[attr-defined]
+
+
+def _add_plugin(name: str, factory: object) -> None:
+    """Register the scheduler of plug-in ``name`` (a class or factory)."""
+    if name in SCHEDULERS._entries:  # type: ignore[attr-defined]
+        raise ValueError(f"scheduler {name!r} is already registered")
+    if not callable(factory):
+        raise TypeError(f"{describe(factory)} is not a Scheduler class or factory")
+    if isinstance(factory, type):
+        missing = [m for m in ("attach", "submit", "complete", "decide", "next_wakeup")
+                   if not callable(getattr(factory, m, None))]
+        if missing:
+            raise TypeError(f"class {factory.__name__} is not a Scheduler: no "
+                            f"{', '.join(missing)}")
+    SCHEDULERS[name] = factory  # type: ignore[assignment]
+
+
+def _load_plugins() -> None:
+    """The ``opt_sched.schedulers`` plug-ins, once per process."""
+    load_group("schedulers", _add_plugin)
 
 
 def register_scheduler(name: str, factory: Callable[..., Scheduler]) -> None:

@@ -45,9 +45,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import OptionError
+from ..plugins import describe, load_group
 from .kernel import MODE_FIFO, MODE_STATIC, MODE_STRETCH, segment_cumsum
 
 __all__ = [
+    "MODE_FIFO",
+    "MODE_STATIC",
+    "MODE_STRETCH",
     "POLICIES",
     "POLICY_NAMES",
     "PhaseTable",
@@ -169,9 +173,27 @@ _NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
 _MODES = (MODE_STATIC, MODE_FIFO, MODE_STRETCH)
 
 
+def _add_plugin(name: str, policy: object) -> None:
+    """Register the policy of plug-in ``name`` (:func:`register_policy`'s
+    contract; its name must be the entry point's)."""
+    if not isinstance(policy, Policy):
+        raise TypeError(f"{describe(policy)} is not an "
+                        f"opt_sched.simulation.policies.Policy")
+    if policy.name != name:
+        raise ValueError(f"the policy is named {policy.name!r}, not {name!r}")
+    register_policy(policy)
+
+
+def _load_plugins() -> None:
+    """The ``opt_sched.io_policies`` plug-ins (:mod:`opt_sched.plugins`),
+    once per process: on the first lookup of an unknown name, or a listing."""
+    load_group("io_policies", _add_plugin)
+
+
 def names() -> tuple[str, ...]:
     """Every policy name: the built-ins of :data:`POLICY_NAMES`, then the
-    registered ones in registration order."""
+    registered ones in registration order (plug-ins included)."""
+    _load_plugins()
     return tuple(POLICIES)
 
 
@@ -242,6 +264,11 @@ def get_policy(name: str) -> Policy:
     OptionError
         ``name`` is not one of :func:`names`.
     """
+    try:
+        return POLICIES[name]
+    except (KeyError, TypeError):
+        pass
+    _load_plugins()
     try:
         return POLICIES[name]
     except (KeyError, TypeError):

@@ -9,18 +9,35 @@ one module here with a class that satisfies
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
+
 from ...errors import ScheduleFormatError
+from ...plugins import PluginMapping, describe
 from ..io_rule import IoPhases, IoRule
 from .exclusive import ExclusiveIo
 from .shared import SharedIo
 
 __all__ = ["IO_RULES", "IoPhases", "IoRule", "io_rule"]
 
-IO_RULES: dict[str, IoRule] = {
+
+
+def _check_plugin(name: str, rule: object) -> None:
+    """A plug-in's rule: an :class:`IoRule` object for the model ``name``."""
+    if isinstance(rule, type) or not isinstance(rule, IoRule):
+        raise TypeError(f"{describe(rule)} is not an IoRule object (execution, "
+                        f"name, io_ends, check)")
+    if rule.execution != name:
+        raise ValueError(f"the rule is for execution={rule.execution!r}, not {name!r}")
+
+
+IO_RULES: MutableMapping[str, IoRule] = PluginMapping("io_rules", {
     "exclusive": ExclusiveIo(),
     "shared": SharedIo(),
-}
-"""Execution model name -> its I/O rule."""
+}, _check_plugin)
+"""Execution model name -> its I/O rule. Plug-ins of the entry-point group
+``opt_sched.io_rules`` (:mod:`opt_sched.plugins`) join it on the first
+lookup of a name it does not hold: a plug-in execution model's validator
+side."""
 
 
 def io_rule(execution: str) -> IoRule:
