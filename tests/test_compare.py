@@ -16,13 +16,30 @@ from opt_sched.workloads import generate_ics2020
 
 
 def test_compare_tucan_has_one_pack_and_every_policy(tucan5):
+    """The rows are the registry's defaults for tucan5: each policy-taking
+    heuristic under every policy, each online method as its default spec
+    names it (expectation computed from the registry, not pinned)."""
+    from opt_sched import methods
+
     table = compare(tucan5)
     assert tuple(table.columns) == COLUMNS
+    chosen, _ = methods.applicable(tucan5)
+    crossed = list(dict.fromkeys(m.heuristic for m in chosen if not m.entry.online))
+    online = list(dict.fromkeys((m.heuristic, m.policy) for m in chosen
+                                if m.entry.online))
     heuristics = list(dict.fromkeys(table["heuristic"]))
-    assert heuristics == ["one-pack", "first-fit+lpt", "make-pack(S=1)+lpt",
-                          "make-pack(S=alpha)+lpt"]
-    assert len(table) == 4 * len(POLICY_NAMES)
-    assert set(table["policy"]) == set(POLICY_NAMES)
+    assert heuristics == crossed + [h for h, _ in online]
+    # seed 003's heuristics are among them, in the registry's order
+    assert [h for h in heuristics if h in ("one-pack", "first-fit+lpt",
+                                           "make-pack(S=1)+lpt",
+                                           "make-pack(S=alpha)+lpt")] == [
+        "one-pack", "first-fit+lpt", "make-pack(S=1)+lpt", "make-pack(S=alpha)+lpt"]
+    assert len(table) == len(crossed) * len(POLICY_NAMES) + len(online)
+    for heuristic in crossed:
+        rows = table[table["heuristic"] == heuristic]
+        assert sorted(rows["policy"]) == sorted(POLICY_NAMES)
+    assert [tuple(r) for r in table[table["heuristic"].isin(
+        [h for h, _ in online])][["heuristic", "policy"]].to_numpy()] == online
     # the lower bound is valid: no schedule beats it
     assert (table["makespan"] >= table["lower_bound"] * (1 - 1e-9)).all()
     bound = table["lower_bound"]

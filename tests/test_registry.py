@@ -317,9 +317,19 @@ SEED_METHODS = ("one-pack", "first-fit", "make-pack", "packs", "ls", "fcfs",
                 "easy", "conservative", "herbein", "workload-adaptive", "gs",
                 "iogs", "adaptive-iogs", "migrate-iogs")
 """The seeds' methods: the registry holds them (and may hold more)."""
-NAMED_ONLY = ("packs", "ls", "fcfs", "easy", "conservative", "herbein",
-              "workload-adaptive", "gs", "iogs", "adaptive-iogs", "migrate-iogs")
-"""Online methods (seeds 000, 001, 004): no defaults, they run when named."""
+NAMED_ONLY = ("herbein", "workload-adaptive", "gs", "iogs", "adaptive-iogs",
+              "migrate-iogs")
+"""Online methods (seeds 001, 004) with no defaults: they run when named."""
+
+DEFAULT_WHERE = ("packs", "ls", "fcfs", "easy", "conservative")
+"""Online methods whose defaults run where their ``default_for`` says
+(seed 000's batch, trace workloads)."""
+
+
+def by_default(text: str, instance: Instance) -> bool:
+    """The entry of spec ``text`` runs its defaults on ``instance``."""
+    entry = methods.method(text).entry
+    return entry.default_for is None or entry.default_for(instance) is None
 
 
 def in_order(part: Sequence[str], whole: Sequence[str]) -> bool:
@@ -343,7 +353,8 @@ def check_default_specs(tucan5: Instance) -> None:
                               (deps5, "planning"), (planning4, None)):
         wanted = [text for text in every
                   if (problem is None or problem in methods.method(text).entry.problems)
-                  and methods.method(text).supports(instance) is None]
+                  and methods.method(text).supports(instance) is None
+                  and by_default(text, instance)]
         assert methods.default_specs(instance, problem) == wanted, (instance.name,
                                                                     problem)
     io_sched = methods.default_specs(tucan5, "io-sched")
@@ -358,6 +369,9 @@ def check_default_specs(tucan5: Instance) -> None:
     for name in NAMED_ONLY:
         assert methods.get_entry(name).defaults == ()
         assert not any(methods.method(t).name == name for t in every)
+    for name in DEFAULT_WHERE:
+        entry = methods.get_entry(name)
+        assert entry.defaults and entry.default_for is not None and entry.online
 
 
 def test_default_specs_per_problem(tucan5):

@@ -132,7 +132,8 @@ def _run(args: argparse.Namespace) -> int:
     from ..cli.arguments import execution_spec
 
     execution = execution_spec(args)
-    spec = load_spec(args.spec, execution=execution)
+    spec = load_spec(args.spec, execution=execution,
+                     methods=getattr(args, "methods", None))
     executor = make_executor(args)
     finished = False
     try:

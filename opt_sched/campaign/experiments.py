@@ -25,7 +25,7 @@ validates every schedule it makes.
 Experiments
 -----------
 ``workflow-share``
-    :func:`opt_sched.workflows.experiment.run_share_point`: one workflow at
+    :func:`opt_sched.experiments.workflow_share.run_share_point`: one workflow at
     one share of the core-hours, in one mode, on a NERSC-model workload.
     Parameters: ``workflow`` (string, required; a catalog name or a
     manifest path), ``share`` (number in (0, 1], required), ``mode``
@@ -74,7 +74,7 @@ class Experiment:
 
 
 def share_row(result: Mapping[str, Any]) -> dict[str, Any]:
-    """The flat row of a :func:`~opt_sched.workflows.experiment.run_share_point`
+    """The flat row of a :func:`~opt_sched.experiments.workflow_share.run_share_point`
     result: its scalars, ``slowdown_<class>`` per core-hour class
     (``small`` [0, 48), ``medium`` [48, 960), ``large`` [960, inf), ``all``),
     ``window_start``/``window_end``, and the list ``turnarounds_h`` (per
@@ -98,7 +98,7 @@ def share_row(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _workflow_share(params: Mapping[str, Any], seed: int) -> dict[str, Any]:
-    from ..workflows.experiment import run_share_point
+    from ..experiments.workflow_share import run_share_point
 
     options = dict(params)
     workflow = options.pop("workflow")

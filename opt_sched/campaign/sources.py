@@ -423,7 +423,7 @@ def _build_cached(source: InstanceSource) -> Instance:
                             f"{source.digest[:12]}... when the spec was loaded "
                             f"(the file changed)")
     if source.path.endswith(".sm"):
-        from ..workloads.psplib import read_psplib
+        from ..psplib_reader import read_psplib
 
         return read_psplib(source.path)
     from ..io import read_instance

@@ -560,9 +560,12 @@ def parse_spec(data: Mapping[str, Any], base: str | Path = ".",
                 path)
 
 
-def load_spec(path: str | Path, execution: Any = None) -> Spec:
+def load_spec(path: str | Path, execution: Any = None,
+              methods: Sequence[str] | None = None) -> Spec:
     """Read and check a campaign spec file (see the module docstring);
-    ``execution``: the default model (see :func:`parse_spec`).
+    ``execution``: the default model (see :func:`parse_spec`); ``methods``:
+    method specs that replace every method group's ``methods`` (``opt-sched
+    sweep --methods``; experiment groups and explicit tasks keep theirs).
 
     Raises
     ------
@@ -578,6 +581,10 @@ def load_spec(path: str | Path, execution: Any = None) -> Spec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise SpecError(f"{path}: not valid TOML ({err})") from None
+    if methods is not None:
+        for group in data.get("groups", ()):
+            if isinstance(group, dict) and "experiment" not in group:
+                group["methods"] = list(methods)
     try:
         return parse_spec(data, base=p.resolve().parent, path=str(p),
                           execution=execution)

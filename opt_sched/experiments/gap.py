@@ -52,7 +52,7 @@ from ..objectives import objective_value
 __all__ = ["COLUMNS", "expand_paths", "gap_table", "problem_of", "read_inputs"]
 
 COLUMNS = ("instance", "problem", "objective", "method", "value", "lower_bound",
-           "bound_is_optimum", "gap", "exact_status", "seconds")
+           "bound_is_optimum", "gap", "exact_status", "bound_note", "seconds")
 def problem_of(instance: Instance) -> str:
     """The problem an instance poses (see the module docstring): planning
     with named-resource demands, IO-SCHED when every job's partition is
@@ -127,12 +127,13 @@ class _Task:
     time_limit: float
     num_workers: int
     seed: int
+    execution: object = None
 
 
 def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
     """Solve one instance and run its methods; its rows, solver row first."""
     from .. import methods, validation
-    from ..bounds import lower_bound
+    from ..bound_models import best_bound_under, exact_bound_holds
     from ..exact import solve
     from ..objectives import gap_or_nan
 
@@ -140,24 +141,35 @@ def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
     result = solve(instance, problem=task.problem, objective=task.objective,
                    solver=task.solver, time_limit=task.time_limit, seed=task.seed,
                    num_workers=task.num_workers)
-    bound = lower_bound(instance, task.objective)
-    if result.lower_bound is not None:
-        bound = max(bound, result.lower_bound)
-    optimal = str(result.status) == "optimal"
+    # only the bounds proven under the methods' execution model; the exact
+    # layer's bound and optimum are exclusive-model facts (bound_models)
+    found = best_bound_under(instance, task.objective, task.execution)
+    bound, note = found.value, found.note
+    exact = exact_bound_holds(task.execution)
+    if exact and result.lower_bound is not None:
+        bound = max(bound or -math.inf, result.lower_bound)
+    optimal = exact and str(result.status) == "optimal"
     if optimal and result.objective is not None:
         bound = result.objective  # proven optimum (validated value)
+    if bound is not None:
+        note = None
 
-    def row(method: str, value: float | None, seconds: float) -> dict[str, object]:
+    def row(method: str, value: float | None, seconds: float,
+            comparable: bool = True) -> dict[str, object]:
+        gap = gap_or_nan(value, bound) if comparable and bound is not None else None
+        why = note if comparable else (
+            f"the exact solver's schedule is exclusive, not {found.model}")
         return {"instance": instance.name, "problem": task.problem,
                 "objective": task.objective, "method": method, "value": value,
                 "lower_bound": bound, "bound_is_optimum": optimal,
-                "gap": gap_or_nan(value, bound), "exact_status": str(result.status),
-                "seconds": seconds}
+                "gap": gap, "exact_status": str(result.status),
+                "seconds": seconds, "bound_note": why}
 
-    rows = [row(task.solver, result.objective, result.wall_time)]
+    rows = [row(task.solver, result.objective, result.wall_time, comparable=exact)]
     for spec in task.specs:
         started = time.perf_counter()
-        schedule = methods.method(spec).run(instance, seed=task.seed)
+        schedule = methods.method(spec).run(instance, seed=task.seed,
+                                            execution=task.execution)
         validation.assert_feasible(instance, schedule)
         value = objective_value(instance, schedule, task.objective)
         rows.append(row(spec, value, time.perf_counter() - started))
@@ -220,8 +232,8 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
               solver: str = "auto", objective: str = "makespan",
               num_workers: int = 2, seed: int = 0, workers: int = 1,
               out: str | os.PathLike | None = None, progress: bool = True,
-              on_row: Callable[[dict[str, object]], None] | None = None
-              ) -> pd.DataFrame:
+              on_row: Callable[[dict[str, object]], None] | None = None,
+              execution: object = None) -> pd.DataFrame:
     """One row per instance x method (the exact solver included).
 
     Parameters
@@ -257,6 +269,15 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
     on_row
         Called with every finished row, as soon as its instance is done (the
         command line keeps them for its Ctrl-C line).
+    execution
+        The execution model of the methods' schedules (an
+        :class:`~opt_sched.execution.ExecutionSpec`, a name or a table;
+        default ``exclusive``). Only the bounds that hold under it are used
+        (:mod:`opt_sched.bound_models`); the exact layer's bound and optimum
+        only under ``exclusive`` (its models are exclusive), and under
+        another model the solver row has no gap. Under a model with no
+        proven bound, ``lower_bound`` and ``gap`` are ``None`` and
+        ``bound_note`` says "no bound holds under <model>".
 
     Returns
     -------
@@ -275,9 +296,11 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         finished row.
     """
     from .. import methods as registry
+    from ..execution import ExecutionSpec
     from .rows_file import RowsFile
 
     _check_options(objective, workers, seed, solver, time_limit, num_workers)
+    execution = ExecutionSpec.parse(execution)  # a bad model: OptionError now
     wanted = None if methods is None else registry.split_specs(methods)
     if wanted is not None:
         if not wanted:
@@ -302,7 +325,7 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
         tasks.append(_Task(position, instance, problem, goal,
                            tuple(m.spec for m in chosen),
                            _solver_for(solver, instance, problem, goal),
-                           float(time_limit), num_workers, seed))
+                           float(time_limit), num_workers, seed, execution))
     sink = RowsFile(out, COLUMNS) if out is not None else None
     finished: dict[int, list[dict[str, object]]] = {}
 
@@ -315,9 +338,11 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
                 on_row(row)
         head = rows[0]
         value = "-" if head["value"] is None else f"{head['value']:.6g}"
+        bound = ("no bound" if head["lower_bound"] is None
+                 else f"{head['lower_bound']:.6g}")
         _say(progress, f"[{len(finished)}/{len(tasks)}] {head['instance']}: "
              f"{head['exact_status']}, value {value}, bound "
-             f"{head['lower_bound']:.6g}, {head['seconds']:.1f} s, "
+             f"{bound}, {head['seconds']:.1f} s, "
              f"{len(rows) - 1} method row(s)")
 
     if workers == 1 or len(tasks) == 1:

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import OptionError
 from ..instance import Instance
 from .params import Param
-from .spec import format_value
+from .spec import EVERY_POLICY, Call, format_value, parse_spec, spec_error
 
 if TYPE_CHECKING:
     from ..schedule import Schedule
 
 __all__ = ["DEFAULT_POLICY", "BoundStage", "Method", "MethodEntry", "Skipped",
-           "StageEntry"]
+           "StageEntry", "check_policy", "policy_names", "read_args"]
 
 DEFAULT_POLICY = "fifo"
 """The I/O policy of a spec that names none."""
@@ -108,6 +108,16 @@ class MethodEntry:
         ``build`` takes ``execution=`` (an online method that replays under
         an execution model); otherwise a ``build`` that returns a finished
         schedule runs under ``exclusive`` only.
+    default_for
+        ``default_for(instance) -> None | reason``: whether :attr:`defaults`
+        run by default on ``instance`` (``None``: yes). An entry left out
+        this way is not reported as skipped (nobody asked for it); named
+        explicitly, it runs wherever :attr:`supports` allows. ``None`` (the
+        attribute): its defaults run on every instance it supports.
+    online
+        An online scheduler replayed on the instance: its I/O policy is part
+        of the method as named, so ``compare`` runs its default specs as they
+        are instead of crossing it with every I/O policy.
     """
 
     name: str
@@ -123,6 +133,78 @@ class MethodEntry:
     warm_rank: int = 100
     effective: Callable[[Instance, Method], Mapping[str, float]] | None = None
     executes: bool = False
+    default_for: Callable[[Instance], str | None] | None = None
+    online: bool = False
+
+
+# -- reading a spec's parts against its entries -----------------------------------
+def read_args(text: str, owner: str, params: tuple[Param, ...],
+              call: Call) -> tuple[tuple[str, object], ...]:
+    """Every parameter of ``owner`` (a method or stage) with its value:
+    the ones ``call`` gives, read by their :class:`~.params.Param`, the
+    others at their defaults.
+
+    Raises
+    ------
+    SpecError
+        An unknown parameter or a bad value (the message quotes ``text``).
+    """
+    given = dict(call.args)
+    known = {p.name for p in params}
+    for key in given:
+        if key not in known:
+            listed = ", ".join(sorted(known)) if known else "none"
+            raise spec_error(text, f"{owner}: unknown parameter {key!r} "
+                                   f"(known: {listed})")
+    out = []
+    for param in params:
+        if param.name in given:
+            raw = given[param.name]
+            try:
+                value = param.read(raw)
+            except ValueError as err:
+                raise spec_error(text, f"{owner}: {param.name}={raw!r} {err}") from None
+        else:
+            value = param.default
+        out.append((param.name, value))
+    return tuple(out)
+
+
+def policy_names() -> tuple[str, ...]:
+    """Every registered I/O policy (:func:`opt_sched.simulation.policies.names`)."""
+    from ..simulation.policies import names
+
+    return names()
+
+
+def check_policy(text: str, entry: MethodEntry, policy: str | None) -> str | None:
+    """The policy of a spec of ``entry`` that writes ``policy``: ``None``
+    for an entry that runs under no policy, :data:`DEFAULT_POLICY` when
+    omitted.
+
+    Raises
+    ------
+    SpecError
+        A policy given to an entry without one, ``/*`` (see ``expand``), or
+        an unknown policy.
+    """
+    if not entry.policy:
+        if policy is not None:
+            raise spec_error(text, f"{entry.name} runs under no I/O policy; "
+                                   f"remove '/{policy}'")
+        return None
+    policy = DEFAULT_POLICY if policy is None else policy
+    if policy == EVERY_POLICY:
+        raise spec_error(text, "'/*' names every policy: use expand()")
+    from ..simulation.policies import POLICIES
+
+    if policy in POLICIES:  # a built-in or registered name: no plug-in scan
+        return policy
+    known = policy_names()
+    if policy not in known:
+        raise spec_error(text, f"unknown I/O policy {policy!r} (known: "
+                               f"{', '.join(known)})")
+    return policy
 
 
 # -- resolved specs ----------------------------------------------------------------
@@ -207,25 +289,32 @@ class Method:
         return next((s for s in self.stages if s.kind == kind), None)
 
     def with_policy(self, policy: str) -> Method:
-        """The same method under another I/O policy."""
-        from .registry import method
-
-        return method(f"{self.heuristic}/{policy}")
+        """The same method under another I/O policy (checked)."""
+        text = f"{self.heuristic}/{policy}"
+        return dataclasses.replace(self, policy=check_policy(text, self.entry, policy))
 
     def with_args(self, **values: object) -> Method:
         """The method with some parameters changed (values checked again)."""
-        from .registry import method
-
-        return method(self._text(self._head_args(values), None, {}))
+        return self._reread(self._text(self._head_args(values), None, {}))
 
     def with_stage_args(self, kind: str, **values: object) -> Method:
         """The method with parameters of its ``kind`` stage changed; the
         method itself when it has no such stage."""
         if self.stage(kind) is None:
             return self
-        from .registry import method
+        return self._reread(self._text(self._head_args({}), kind, values))
 
-        return method(self._text(self._head_args({}), kind, values))
+    def _reread(self, text: str) -> Method:
+        """This method with the arguments of ``text`` (this method's spec,
+        some values changed), every value read and checked again by its
+        parameter: the same reading as the registry's, with no registry
+        lookup (the entries are this method's own)."""
+        spec = parse_spec(text)
+        args = read_args(text, self.entry.name, self.entry.params, spec.head)
+        stages = tuple(BoundStage(bound.entry, read_args(text, bound.entry.name,
+                                                         bound.entry.params, call))
+                       for bound, call in zip(self.stages, spec.stages))
+        return dataclasses.replace(self, args=args, stages=stages)
 
     def _head_args(self, values: Mapping[str, object]) -> dict[str, object]:
         out = {k: v for k, v in self.args if v is not None}

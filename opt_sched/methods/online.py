@@ -9,9 +9,10 @@ Specs::
 
 An *online method* builds its schedule by replaying the instance through a
 :class:`~opt_sched.scheduling.base.Scheduler`
-(:func:`~opt_sched.scheduling.replay`) under an execution model (the
-exclusive I/O node of SPEC §3, whose list policy is the spec's
-``/policy``), with exact estimates: the scheduler predicts every job's
+(:func:`~opt_sched.scheduling.replay`) under the execution model the
+caller names (:meth:`~opt_sched.methods.Method.run`'s ``execution``; by
+default the exclusive I/O node of SPEC §3, seed 000's, whose list policy is
+the spec's ``/policy``), with exact estimates: the scheduler predicts every job's
 length by its contention-free ``T_i(B)``, as seed 000 assumes ("the packs
 and applications duration can be predicted"). ``build`` returns the
 finished :class:`~opt_sched.schedule.Schedule`; callers validate it.
@@ -30,6 +31,11 @@ The entries here:
 
 Supported instances (:func:`batch_reason`): seed 000's batch -- one
 partition, every job released at 0, no dependencies, no named resources.
+On such an instance the defaults -- seed 000's four strategies ``ls/fifo``
+(LS), ``packs(order=random)/fifo`` (Random), ``packs(order=max)/fifo``
+(Max) and ``packs(order=char-dec)/fifo`` (Char: the paper does not state
+the direction; non-increasing, as Max) -- run in ``compare`` and ``gap``
+(problem ``hpc-io``); on other instances they run only when named.
 
 Registering another online scheduler the same way (one line in
 :mod:`.catalog`, or :func:`~opt_sched.methods.register` from outside)::
@@ -100,7 +106,7 @@ def _named_factory(scheduler: str, params: tuple[Param, ...]) -> SchedulerFactor
 def online_entry(name: str, summary: str, scheduler: str | SchedulerFactory, *,
                  params: tuple[Param, ...] = (),
                  supports: Callable[[Instance, Method], str | None] | None = None,
-                 execution: str = "exclusive", record_machines: bool = False,
+                 record_machines: bool = False,
                  defaults: tuple[str, ...] = (),
                  problems: tuple[str, ...] = ONLINE_PROBLEMS) -> MethodEntry:
     """The registry entry of an online scheduler run on a batch.
@@ -116,9 +122,6 @@ def online_entry(name: str, summary: str, scheduler: str | SchedulerFactory, *,
         The spec parameters.
     supports
         Extra capability check, after :func:`batch_reason`.
-    execution
-        The execution model (``exclusive``: seed 000's I/O node; the spec's
-        policy orders its waiting I/O phases).
     record_machines
         State each job's machine numbers in the schedule
         (:func:`~opt_sched.scheduling.replay`). Off by default: a batch
@@ -127,8 +130,10 @@ def online_entry(name: str, summary: str, scheduler: str | SchedulerFactory, *,
         machines); numbering tens of thousands of machines per Mira job costs
         more than the whole replay.
     defaults, problems
-        As :class:`~.entries.MethodEntry` (no defaults: online methods run
-        when named, not in every ``compare``).
+        As :class:`~.entries.MethodEntry`. The defaults run by default on
+        seed 000's batch only (:attr:`~.entries.MethodEntry.default_for` is
+        :func:`batch_reason`): on another instance the entry is left out
+        silently, and runs only when named.
     """
     named = scheduler if isinstance(scheduler, str) else None
     factory = (_named_factory(scheduler, params) if isinstance(scheduler, str)
@@ -146,16 +151,22 @@ def online_entry(name: str, summary: str, scheduler: str | SchedulerFactory, *,
             reason = supports(instance, method)
         return reason
 
-    def _build(instance: Instance, method: Method, seed: int) -> Any:
+    def _build(instance: Instance, method: Method, seed: int, *,
+               execution: Any) -> Any:
         from ..scheduling import replay
 
-        return replay(instance, factory(method, seed), execution,
-                      policy=method.policy or "fifo", estimate="exact",
+        policy = method.policy or "fifo"
+        return replay(instance, factory(method, seed), execution.build(policy),
+                      policy=policy, estimate="exact",
                       record_machines=record_machines)
+
+    def _default_for(instance: Instance) -> str | None:
+        return batch_reason(instance, name)
 
     return MethodEntry(name=name, summary=summary, build=_build, params=params,
                        supports=_supports, policy=True, problems=problems,
-                       defaults=defaults)
+                       defaults=defaults, default_for=_default_for, online=True,
+                       executes=True)
 
 
 # -- seed 000's strategies ----------------------------------------------------------
@@ -188,9 +199,13 @@ PACKS = online_entry(
                       "char-dec / char-inc (characteristic time w_i + v_i/B)"),
             Param("backfill", _flag, 1,
                   doc="1: start later packs' jobs in the running pack when they "
-                      "are predicted to end by its predicted end; 0: never")))
+                      "are predicted to end by its predicted end; 0: never")),
+    # seed 000's Random, Max and Char (its notes: Char sorts non-increasing,
+    # as Max does)
+    defaults=("packs(order=random)/fifo", "packs(order=max)/fifo",
+              "packs(order=char-dec)/fifo"))
 
 LS = online_entry(
     "ls", "seed 000's I/O-aware list scheduling (FCFS, strict bandwidth "
           "constraint, EASY backfilling of nodes and bandwidth), replayed on a batch",
-    "io-easy")
+    "io-easy", defaults=("ls/fifo",))

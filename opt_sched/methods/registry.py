@@ -40,6 +40,8 @@ from collections.abc import Iterable
 
 from ..errors import OptionError, SpecError
 from ..instance import Instance
+from ..plugins import describe as describe_object
+from ..plugins import load_group
 from .entries import (
     DEFAULT_POLICY,
     BoundStage,
@@ -47,7 +49,10 @@ from .entries import (
     MethodEntry,
     Skipped,
     StageEntry,
+    check_policy,
+    read_args,
 )
+from .entries import policy_names as _policy_names
 from .params import Param
 from .spec import (
     EVERY_POLICY,
@@ -128,7 +133,7 @@ def register(entry: MethodEntry, *, replace: bool = False,
     _METHODS[entry.name] = entry
     try:
         for text in (*entry.defaults, *entry.warm_starts):
-            expand(text)
+            _check_resolves(text)
     except SpecError:
         if previous is None:
             del _METHODS[entry.name]
@@ -138,6 +143,17 @@ def register(entry: MethodEntry, *, replace: bool = False,
     if _builtin:
         _BUILTIN.add(("method", entry.name))
     return entry
+
+
+def _check_resolves(texts: str) -> None:
+    """Every spec of ``texts`` resolves (:func:`expand`'s check), ``/*``
+    checked under :data:`DEFAULT_POLICY` alone: registering reads no list
+    of policies, so importing the catalogue loads no I/O policy plug-in."""
+    for text in split_specs(texts):
+        spec = parse_spec(text)
+        if spec.policy == EVERY_POLICY:
+            spec = Spec(spec.calls, DEFAULT_POLICY)
+        _resolve(spec, text)
 
 
 def unregister(name: str) -> None:
@@ -182,8 +198,75 @@ def unregister_stage(name: str) -> None:
     del _STAGES[name]
 
 
+# -- plug-ins and schedulers -------------------------------------------------------
+def _add_plugin(name: str, entry: object) -> None:
+    """Register the :class:`MethodEntry` of plug-in ``name``."""
+    if not isinstance(entry, MethodEntry):
+        raise TypeError(f"{describe_object(entry)} is not an "
+                        f"opt_sched.methods.MethodEntry")
+    if entry.name != name:
+        raise ValueError(f"the entry is named {entry.name!r}, not {name!r}")
+    register(entry)
+
+
+def _load_plugins() -> None:
+    """The ``opt_sched.methods`` plug-ins (:mod:`opt_sched.plugins`), once
+    per process."""
+    load_group("methods", _add_plugin)
+
+
+def _scheduler_entry(name: str) -> MethodEntry | None:
+    """The entry of the scheduler ``name`` of
+    :data:`opt_sched.scheduling.SCHEDULERS` (a plug-in's included) replayed
+    online under the execution model
+    (:func:`~.replayed.replayed_entry`), added to the table; ``None`` if no
+    scheduler has that name. So a scheduler registered once reaches
+    ``compare`` and ``sweep`` as a method, with no second registration."""
+    if not is_name(name):
+        return None
+    from ..scheduling import SCHEDULERS
+
+    if name not in SCHEDULERS:
+        return None
+    from .replayed import replayed_entry
+
+    entry = replayed_entry(name, f"the scheduler {name!r} (registered in "
+                                 f"opt_sched.scheduling.SCHEDULERS), replayed online",
+                           name)
+    _METHODS.setdefault(name, entry)
+    return _METHODS[name]
+
+
+def _find(name: str) -> MethodEntry | None:
+    """The entry ``name``: registered, a plug-in's, or a scheduler's."""
+    try:
+        entry = _METHODS.get(name)
+    except TypeError:
+        return None
+    if entry is None:
+        _load_plugins()
+        entry = _METHODS.get(name)
+    if entry is None and isinstance(name, str):
+        entry = _scheduler_entry(name)
+    return entry
+
+
+def _load_all() -> None:
+    """Before a listing: the method plug-ins, and a method for each
+    scheduler that is not built in (a plug-in's or a
+    :func:`~opt_sched.scheduling.register_scheduler` call's)."""
+    _load_plugins()
+    from ..scheduling import SCHEDULERS
+
+    for name in list(SCHEDULERS):
+        if name not in _METHODS and not SCHEDULERS.builtin(name):  # type: ignore[attr-defined]
+            _scheduler_entry(name)
+
+
 def names() -> tuple[str, ...]:
-    """Every registered method name, in registration order."""
+    """Every registered method name, in registration order (plug-ins and
+    the schedulers that are not built in included)."""
+    _load_all()
     return tuple(_METHODS)
 
 
@@ -200,48 +283,22 @@ def get_entry(name: str) -> MethodEntry:
     SpecError
         ``name`` is not registered.
     """
-    try:
-        return _METHODS[name]
-    except (KeyError, TypeError):
+    entry = _find(name)
+    if entry is None:
         raise SpecError(f"method {name!r} is unknown (known: "
-                        f"{', '.join(_METHODS)})") from None
+                        f"{', '.join(_METHODS)})")
+    return entry
 
 
 # -- resolution --------------------------------------------------------------------
-def _read_args(text: str, owner: str, params: tuple[Param, ...],
-               call: Call) -> tuple[tuple[str, object], ...]:
-    given = dict(call.args)
-    known = {p.name for p in params}
-    for key in given:
-        if key not in known:
-            listed = ", ".join(sorted(known)) if known else "none"
-            raise spec_error(text, f"{owner}: unknown parameter {key!r} "
-                                   f"(known: {listed})")
-    out = []
-    for param in params:
-        if param.name in given:
-            raw = given[param.name]
-            try:
-                value = param.read(raw)
-            except ValueError as err:
-                raise spec_error(text, f"{owner}: {param.name}={raw!r} {err}") from None
-        else:
-            value = param.default
-        out.append((param.name, value))
-    return tuple(out)
-
-
-def _policy_names() -> tuple[str, ...]:
-    from ..simulation.policies import names as policy_names
-
-    return policy_names()
+_read_args = read_args
 
 
 def _resolve(spec: Spec, text: str) -> Method:
-    if spec.head.name not in _METHODS:
+    entry = _find(spec.head.name)
+    if entry is None:
         raise spec_error(text, f"unknown method {spec.head.name!r} (known: "
                                f"{', '.join(_METHODS)})")
-    entry = _METHODS[spec.head.name]
     args = _read_args(text, entry.name, entry.params, spec.head)
     written = list(spec.stages)
     stages = []
@@ -273,19 +330,7 @@ def _resolve(spec: Spec, text: str) -> Method:
             why = (f"takes stages of kind {', '.join(entry.stages)}; '+{extra}' is "
                    f"of kind {kind}")
         raise spec_error(text, f"{entry.name} {why}")
-    policy = spec.policy
-    if not entry.policy:
-        if policy is not None:
-            raise spec_error(text, f"{entry.name} runs under no I/O policy; "
-                                   f"remove '/{policy}'")
-    else:
-        policy = DEFAULT_POLICY if policy is None else policy
-        if policy == EVERY_POLICY:
-            raise spec_error(text, "'/*' names every policy: use expand()")
-        known = _policy_names()
-        if policy not in known:
-            raise spec_error(text, f"unknown I/O policy {policy!r} (known: "
-                                   f"{', '.join(known)})")
+    policy = check_policy(text, entry, spec.policy)
     return Method(entry, args, tuple(stages), policy)
 
 
@@ -333,17 +378,28 @@ def expand(texts: str | Method | Iterable[str | Method]) -> list[Method]:
     return out
 
 
+def _by_default(entry: MethodEntry, instance: Instance | None) -> bool:
+    """``entry``'s defaults run by default on ``instance`` (its
+    :attr:`~MethodEntry.default_for`; always without an instance)."""
+    return (instance is None or entry.default_for is None
+            or entry.default_for(instance) is None)
+
+
 def default_specs(instance: Instance | None = None,
                   problem: str | None = None) -> list[str]:
     """The default specs (``/*`` expanded), in registry order.
 
-    With ``instance``: only the supported ones. With ``problem``: only the
+    With ``instance``: only the supported ones of the entries whose
+    :attr:`~MethodEntry.default_for` takes it. With ``problem``: only the
     entries that make schedules of that problem (``gap``). Without either:
     every default (e.g. for a help text).
     """
+    _load_plugins()
     out: list[str] = []
     for entry in _METHODS.values():
         if problem is not None and problem not in entry.problems:
+            continue
+        if not _by_default(entry, instance):
             continue
         for text in entry.defaults:
             for m in expand(text):
@@ -361,15 +417,17 @@ def applicable(instance: Instance,
     With ``problem``, a method whose entry does not make schedules of that
     problem is skipped too (its value would not be comparable with the
     problem's bound). ``specs=None`` means the default specs of the entries
-    that make schedules of ``problem`` (of every entry without ``problem``):
-    then only a method that does not support ``instance`` is reported.
+    that make schedules of ``problem`` (of every entry without ``problem``)
+    whose :attr:`~MethodEntry.default_for` takes ``instance``: then only a
+    method that does not support ``instance`` is reported.
     Skips are reported once per spec as written (``/*`` stays one line); a
     spec's syntax or names are checked first
     (:class:`~opt_sched.errors.SpecError`).
     """
     if specs is None:
-        texts = [t for e in _METHODS.values() for t in e.defaults
-                 if problem is None or problem in e.problems]
+        _load_plugins()
+        texts = [t for e in _METHODS.values() if _by_default(e, instance)
+                 for t in e.defaults if problem is None or problem in e.problems]
     elif isinstance(specs, Method):
         texts = [specs]
     else:
@@ -415,6 +473,7 @@ def warm_start_specs(instance: Instance, problem: str,
     specs whose method has a parameter ``S``, with ``S`` set to it: their
     packs satisfy the model's sensibility constraint.
     """
+    _load_plugins()
     entries = sorted((e for e in _METHODS.values() if problem in e.problems),
                      key=lambda e: e.warm_rank)
     out = []
@@ -433,6 +492,7 @@ def warm_start_specs(instance: Instance, problem: str,
 def describe() -> list[dict[str, object]]:
     """One record per method (name, summary, parameters, stages, problems,
     defaults), for listings such as ``opt-sched methods``."""
+    _load_all()
     out = []
     for entry in _METHODS.values():
         out.append({

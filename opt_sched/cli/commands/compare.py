@@ -24,6 +24,11 @@ HELP = "every heuristic x every I/O policy, validated"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("instance")
     parser.add_argument("--io-nodes", type=positive_int, default=None)
+    parser.add_argument("--methods", default=None, metavar="SPECS",
+                        help="comma-separated method specs, run as written, e.g. "
+                             "'ls/fifo, make-pack(S=1)+lpt/*' (default: every "
+                             "registered method that applies to the instance, "
+                             "heuristics x every I/O policy)")
     parser.add_argument("--out", type=output_path,
                         help="write the table here as CSV (full precision)")
     add_table_options(parser)
@@ -38,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     instance = read_instance(args.instance)
     with RowFile(args.out) as rows:
         try:
-            table = compare(instance, io_nodes=args.io_nodes, execution=spec)
+            table = compare(instance, io_nodes=args.io_nodes, execution=spec,
+                            methods=args.methods)
         except KeyboardInterrupt:
             if rows.path is None and rows.rows and not args.json:
                 show_rows(rows.rows, args, title="finished before the interruption")
@@ -48,8 +54,13 @@ def run(args: argparse.Namespace) -> int:
             rows.replace(records)
     for heuristic, reason in table.attrs.get("skipped", ()):
         print(f"skipped {heuristic}: {reason}", file=sys.stderr)
-    show_rows(records, args, title=f"{instance.name}: every heuristic x every I/O "
-              f"policy, execution {spec.label} (all schedules validated)")
+    notes = {r.get("bound_note") for r in records} - {None}
+    for note in sorted(n for n in notes if isinstance(n, str)):
+        print(f"{note}: lower_bound and gap left empty", file=sys.stderr)
+    chosen = ("the methods given" if args.methods is not None
+              else "every heuristic x every I/O policy, every applicable online method")
+    show_rows(records, args, title=f"{instance.name}: {chosen}, execution "
+              f"{spec.label} (all schedules validated)")
     if args.out and not args.json:
         print(f"written to {args.out}")
     return EXIT_OK

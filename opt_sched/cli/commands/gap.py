@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 
 from ..arguments import (
+    add_execution_options,
     add_table_options,
+    execution_spec,
     output_path,
     positive_float,
     positive_int,
@@ -32,7 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("instances", nargs="+", help="instance files or folders")
     parser.add_argument("--methods", default=None,
-                        help="comma-separated heuristics (default: all)")
+                        help="comma-separated method specs, e.g. 'ls/fifo, "
+                             "make-pack(S=1)+lpt/*' (default: every registered "
+                             "default that makes the instance's problem and "
+                             "applies to it)")
     parser.add_argument("--objective", default="makespan", choices=BATCH_OBJECTIVES)
     parser.add_argument("--solver", default=AUTO, choices=solver_choices(),
                         help="the exact solver of every instance; auto (the "
@@ -54,11 +59,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true",
                         help="no progress on stderr")
     add_table_options(parser)
+    add_execution_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ...experiments.gap import gap_table
 
+    spec = execution_spec(args)  # only bounds proven under it are used
     with RowFile(args.out) as rows:
         # gap_table checks every input first, then hands over each finished
         # row as it goes; the RowFile rewrites --out atomically: Ctrl-C
@@ -68,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
                               time_limit=args.time_limit, solver=args.solver,
                               objective=args.objective, seed=args.seed,
                               num_workers=args.workers, progress=not args.quiet,
-                              on_row=rows.add, workers=args.processes)
+                              on_row=rows.add, workers=args.processes,
+                              execution=spec)
         except KeyboardInterrupt:
             if rows.path is None and rows.rows and not args.json:
                 show_rows(rows.rows, args, title="finished before the interruption")

@@ -18,6 +18,20 @@ workflows (manifests or catalog names, submitted at their manifest's
 ``submit``, else 0) to the workload, as ``--workflow-mode`` chained jobs,
 pilot jobs or WoAS jobs (the priority order then wrapped by WoAS), and the
 report gains the workflow metrics.
+
+Registry methods (``--methods``): instead of ``--scheduler``, one or more
+method specs of :mod:`opt_sched.methods` (comma-separated, e.g. ``"fcfs,
+easy(order=sjf), conservative/fifo"``), replayed one after the other on the
+same instance under the same execution model, one summary row each. The
+two are exclusive: a spec carries its scheduler's parameters and its I/O
+policy (``/fifo``), so the options that tune ``--scheduler`` (``--order``,
+``--priority``, ``--limit``, ``--estimates``, ``--pretrain``,
+``--bf-depth``, ``--bf-interval``, ``--io-policy``, ``--workflows``,
+``--kill-at-walltime``, ``--window``, the gang options) are refused with
+``--methods``. ``--seed`` seeds the I/O profile and every method. The
+outputs of one schedule (``--out``, ``--swf``, ``--schedule``, ``--gantt``,
+``--usage``) take one method: with several they are refused (exit 2)
+rather than overwritten.
 """
 
 from __future__ import annotations
@@ -95,19 +109,29 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+DEFAULT_SCHEDULER = "easy"
+"""The scheduler of a replay that names neither ``--scheduler`` nor
+``--methods``."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ...scheduling import SCHEDULERS
+    from ...scheduling.estimators import ESTIMATE_SOURCES
     from ...traces import PROFILE_NAMES
 
     parser.add_argument("trace", help="SWF (.swf, .swf.gz), Batsim workload "
                         "(.json with 'profiles') or opt_sched instance (.json)")
     from ...gang.schedulers import GANG_SCHEDULERS
 
-    parser.add_argument("--scheduler", default="easy",
+    parser.add_argument("--scheduler", default=None,
                         choices=sorted(SCHEDULERS) + list(GANG_SCHEDULERS),
-                        help="the start rule (default easy); gs, iogs, "
-                             "adaptive-iogs, migrate-iogs gang-schedule a gang "
+                        help=f"the start rule (default {DEFAULT_SCHEDULER}); "
+                             f"{', '.join(GANG_SCHEDULERS)} gang-schedule a gang "
                              "workload (opt-sched generate --protocol jann)")
+    parser.add_argument("--methods", default=None, metavar="SPECS",
+                        help="instead of --scheduler: comma-separated registry "
+                             "method specs (e.g. 'fcfs, easy(order=sjf)'), each "
+                             "replayed on the same instance, one row each")
     parser.add_argument("--order", default=None,
                         help="queue order of the backfilling schedulers "
                              "(fcfs, sjf, ...)")
@@ -115,14 +139,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="priority queue order (fcfs, multifactor, "
                              "fairshare:OPERATOR)")
     parser.add_argument("--limit", type=positive_float, default=None,
-                        help="bandwidth limit L (herbein, workload-adaptive; "
-                             "default: the I/O node's bandwidth)")
-    parser.add_argument("--estimates", choices=("declared", "history"), default=None,
-                        help="where herbein / workload-adaptive take job rates: "
-                             "declared, or seed 001's history estimator")
+                        help="bandwidth limit L of the schedulers whose method "
+                             "takes limit (default: the I/O node's bandwidth)")
+    parser.add_argument("--estimates", choices=ESTIMATE_SOURCES, default=None,
+                        help="where the schedulers whose method takes estimates "
+                             "take job rates: declared, or seed 001's history "
+                             "estimator")
     parser.add_argument("--pretrain", action="store_true",
                         help="prime the history estimator with one isolated run "
-                             "of every job group (seed 001)")
+                             "of every job group (seed 001; the schedulers whose "
+                             "method takes pretrain)")
     from ...scheduling.backfill_limits import (
         CONSERVATIVE_DEFAULT_DEPTH,
         LARGE_WORKLOAD,
@@ -210,7 +236,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="Q: tasks migrated per slice (migrate-iogs; default 64)")
     gang.add_argument("--migration-cost", type=non_negative_float, default=20.0,
                       help="C: migration cost in seconds (migrate-iogs; default 20)")
-    gang.add_argument("--placement", choices=("random", "contiguous"), default=None,
+    from ...gang.placement import PLACEMENTS
+
+    gang.add_argument("--placement", choices=PLACEMENTS, default=None,
                       help="file-node placement (default: the workload's, else "
                            "random)")
 
@@ -259,16 +287,12 @@ def _scheduler(args: argparse.Namespace, instance=None, execution=None,
     options: dict[str, object] = {}
     for key in ("limit", "estimates"):
         if getattr(args, key) is not None:
-            if args.scheduler not in ("herbein", "workload-adaptive"):
-                raise OptionError(f"--{key} applies to herbein and workload-adaptive, "
-                                  f"not to {args.scheduler!r}")
+            _check_method_param(args.scheduler, key)
             options[key] = getattr(args, key)
     if args.pretrain:
         from ...scheduling.pretrain import isolated_runs
 
-        if args.scheduler not in ("herbein", "workload-adaptive"):
-            raise OptionError(f"--pretrain applies to herbein and workload-adaptive, "
-                              f"not to {args.scheduler!r}")
+        _check_method_param(args.scheduler, "pretrain")
         options.setdefault("estimates", "history")
         options["prior"] = isolated_runs(
             instance, lambda: execution.build(args.io_policy), policy=args.io_policy)
@@ -310,9 +334,29 @@ def _check_takes(name: str, options: dict[str, object]) -> None:
     for key in options:
         if key not in params:
             flag = flags.get(key, "--" + key.replace("_", "-"))
+            takers = [other for other, make in SCHEDULERS.items()
+                      if key in inspect.signature(make).parameters]
             raise OptionError(f"{flag}: scheduler {name!r} takes no {key} "
-                              "(the backfilling schedulers easy, conservative, "
-                              "io-easy and herbein do)")
+                              f"(the schedulers {', '.join(takers)} do)")
+
+
+def _check_method_param(scheduler: str, key: str) -> None:
+    """Refuse ``--key`` for ``scheduler`` unless the registry method of that
+    name declares a parameter ``key`` (``limit``, ``estimates``,
+    ``pretrain``: ``herbein`` and ``workload-adaptive`` today); the error
+    names the methods that do."""
+    from ... import methods
+
+    def takes(name: str) -> bool:
+        return any(p.name == key for p in methods.get_entry(name).params)
+
+    if scheduler in methods.names() and takes(scheduler):
+        return
+    from ...scheduling import SCHEDULERS
+
+    takers = [name for name in methods.names() if name in SCHEDULERS and takes(name)]
+    raise OptionError(f"--{key} applies to {', '.join(takers)}, not to "
+                      f"{scheduler!r}")
 
 
 def _with_workflows(args: argparse.Namespace, instance):
@@ -455,18 +499,134 @@ def check_applicable_options(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from ...gang.schedulers import GANG_SCHEDULERS
 
+    if args.methods is not None:
+        return _registry_methods(args)
+    if args.scheduler is None:
+        args.scheduler = DEFAULT_SCHEDULER
     check_applicable_options(args)
     if args.scheduler in GANG_SCHEDULERS:
         return _gang(args)
     return _space_sharing(args)
 
 
-def _space_sharing(args: argparse.Namespace) -> int:
+METHOD_REFUSES = frozenset({"scheduler", "order", "priority", "limit", "estimates",
+                            "pretrain", "bf_depth", "bf_interval", "cores_per_node",
+                            "workflows", "workflow_mode", "io_policy",
+                            "kill_at_walltime", "window", "window_time_limit"}
+                           ) | GANG_OPTIONS
+"""Options of ``--scheduler`` that ``--methods`` refuses: a method spec
+carries its own parameters and I/O policy (``easy(order=sjf)/fifo``)."""
+
+ONE_SCHEDULE = ("out", "swf", "schedule", "gantt", "usage")
+"""Outputs of one schedule: ``--methods`` takes them with one method only."""
+
+ROW_KEYS = ("makespan", "mean_wait", "max_wait", "mean_turnaround", "mean_slowdown",
+            "mean_bounded_slowdown", "utilisation", "allocation", "killed")
+"""The summary figures of one ``--methods`` row."""
+
+
+def _method_options_applies_to(dest: str) -> str:
+    return ("--scheduler (with --methods, write the parameters and the I/O policy "
+            "into each spec, e.g. 'easy(order=sjf)/fifo')")
+
+
+def _registry_methods(args: argparse.Namespace) -> int:
+    """``--methods``: each registry method replayed on the same instance
+    under the same execution model, one summary row each (validated with
+    ``--validate``)."""
+    from ... import methods as registry
+    from ...metrics import summary
+    from ...validation import assert_feasible
+    from ..arguments import flag
+    from ..output import show_rows
+
+    given = given_options(args, add_arguments) - {"trace", "methods"}
+    if "scheduler" in given:
+        raise OptionError("give --scheduler or --methods, not both")
+    refuse_options(given, given - METHOD_REFUSES, "--methods",
+                   _method_options_applies_to)
+    chosen = registry.expand(args.methods)  # SpecError: exit 2, one line
+    if not chosen:
+        raise OptionError(f"--methods={args.methods!r} names no method")
+    outputs = [dest for dest in ONE_SCHEDULE if getattr(args, dest)]
+    if len(chosen) > 1 and outputs:
+        raise OptionError(f"{flag(outputs[0])}: writes one schedule, and --methods "
+                          f"names {len(chosen)} methods (give one method, or one "
+                          "replay per method)")
+    instance, trace, skips, conversion = _load(args)
+    for method in chosen:
+        reason = method.supports(instance)
+        if reason:
+            raise OptionError(f"--methods: {method.spec} does not run on "
+                              f"{instance.name}: {reason}")
+    spec = execution_spec(args)
+    rows: list[dict[str, object]] = []
+    for method in chosen:
+        t0 = time.perf_counter()
+        schedule = method.run(instance, seed=args.seed, execution=spec)
+        seconds = time.perf_counter() - t0
+        if args.validate:
+            assert_feasible(instance, schedule)
+        stats = summary(instance, schedule).to_dict()
+        rows.append({"method": schedule.method, "execution": schedule.execution,
+                     **{key: stats[key] for key in ROW_KEYS},
+                     "validated": bool(args.validate), "replay_seconds": seconds})
+        if len(chosen) == 1:
+            _write_outputs(args, instance, schedule, trace)
+    if args.instance_out:
+        from ...io import write_instance
+
+        write_instance(instance, args.instance_out)
+    phases = conversion.num_io_phases if conversion is not None else sum(
+        1 for job in instance.jobs for v in job.io_volume if v > 0)
+    if args.json:
+        print_json({"trace": str(args.trace), "instance": instance.name,
+                    "jobs": instance.num_jobs,
+                    "skipped": 0 if skips is None else skips.total_skipped,
+                    "io_profile": args.io_profile, "io_phases": phases,
+                    "rows": rows})
+        return EXIT_OK
+    if skips is not None:
+        print(skips.format(), file=sys.stderr)
+    if conversion is not None and args.io_profile != "none":
+        print(conversion.describe())
+    show_rows(rows, args, title=f"{instance.name}: {instance.num_jobs} jobs, {phases} "
+              f"I/O phases, {len(rows)} method(s), execution {spec.label}"
+              + (" (validated feasible)" if args.validate else ""))
+    _say_written(args)
+    return EXIT_OK
+
+
+def _write_outputs(args: argparse.Namespace, instance, schedule, trace) -> None:
+    """The outputs of one schedule: ``--out``, ``--swf``, ``--schedule``,
+    ``--gantt``, ``--usage``."""
     from ...files import atomic_path
-    from ...io import write_instance, write_schedule
+    from ...io import write_schedule
+    from ...traces import write_out_jobs, write_swf
+
+    if args.out:
+        write_out_jobs(args.out, instance, schedule, trace)
+    if args.swf:
+        write_swf(args.swf, instance, schedule, trace)
+    if args.schedule:
+        write_schedule(schedule, args.schedule, instance)
+    for option, kind in ((args.gantt, "gantt"), (args.usage, "usage")):
+        if option:
+            _draw(kind, instance, schedule, option, args.gantt_window, atomic_path)
+
+
+def _say_written(args: argparse.Namespace) -> None:
+    for label, path in (("out_jobs.csv", args.out), ("SWF", args.swf),
+                        ("schedule", args.schedule), ("instance", args.instance_out),
+                        ("Gantt chart", args.gantt), ("usage curves", args.usage)):
+        if path:
+            print(f"{label} written to {path}")
+
+
+def _space_sharing(args: argparse.Namespace) -> int:
+    from ...io import write_instance
     from ...metrics import summary
     from ...scheduling import replay
-    from ...traces import write_out_jobs, write_swf
     from ...validation import assert_feasible
 
     t0 = time.perf_counter()
@@ -492,17 +652,9 @@ def _space_sharing(args: argparse.Namespace) -> int:
     replayed = time.perf_counter() - t1
     if args.validate:
         assert_feasible(instance, schedule)
-    if args.out:
-        write_out_jobs(args.out, instance, schedule, trace)
-    if args.swf:
-        write_swf(args.swf, instance, schedule, trace)
-    if args.schedule:
-        write_schedule(schedule, args.schedule, instance)
+    _write_outputs(args, instance, schedule, trace)
     if args.instance_out:
         write_instance(instance, args.instance_out)
-    for option, kind in ((args.gantt, "gantt"), (args.usage, "usage")):
-        if option:
-            _draw(kind, instance, schedule, option, args.gantt_window, atomic_path)
     window = None
     if args.window is not None:
         from ...experiments.window import window_gap
@@ -569,11 +721,7 @@ def _space_sharing(args: argparse.Namespace) -> int:
               else f"  {key:28s} {value}")
     if window is not None:
         print(_window_text(window))
-    for label, path in (("out_jobs.csv", args.out), ("SWF", args.swf),
-                        ("schedule", args.schedule), ("instance", args.instance_out),
-                        ("Gantt chart", args.gantt), ("usage curves", args.usage)):
-        if path:
-            print(f"{label} written to {path}")
+    _say_written(args)
     return EXIT_OK
 
 
