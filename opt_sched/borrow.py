@@ -10,10 +10,16 @@ so the views never outlive their owners.
 
 from __future__ import annotations
 
+from numba import config
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["borrow"]
+
+
+def _identity(array):
+    """:func:`borrow` when the kernels run as Python: the array itself."""
+    return array
 
 
 @intrinsic
@@ -31,3 +37,7 @@ def borrow(typingctx, array):
         return view._getvalue()
 
     return array(array), codegen
+
+
+if config.DISABLE_JIT:  # the kernels run as Python (opt_sched.kernels)
+    borrow = _identity

@@ -33,10 +33,16 @@ def touch(k, touched, flag, meta):
         meta[TOUCHED] += 1
 
 
-_ev_push = njit(inline="always")(_batch._ev_push.py_func)
-_ev_sift_down = njit(inline="always")(_batch._ev_sift_down.py_func)
-_w_push = njit(inline="always")(_batch._w_push.py_func)
-_w_pop = njit(inline="always")(_batch._w_pop.py_func)
+def _python(function):
+    """The Python function of a compiled one (itself when the kernels run as
+    Python, :mod:`opt_sched.kernels`)."""
+    return getattr(function, "py_func", function)
+
+
+_ev_push = njit(inline="always")(_python(_batch._ev_push))
+_ev_sift_down = njit(inline="always")(_python(_batch._ev_sift_down))
+_w_push = njit(inline="always")(_python(_batch._w_push))
+_w_pop = njit(inline="always")(_python(_batch._w_pop))
 
 
 @njit(inline="always")

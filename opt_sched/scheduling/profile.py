@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 __all__ = ["BW_TOL", "add", "advance", "count_row", "first_fit", "fit_now",
            "lowest_row", "machines_of", "remove", "words_for"]
@@ -86,6 +86,13 @@ def _popcount(x):
     x = (x & _M2) + ((x >> _S2) & _M2)
     x = (x + (x >> _S4)) & _M4
     return np.int64((x * _H01) >> _S56)
+
+
+if config.DISABLE_JIT:
+    # The kernels run as Python (opt_sched.kernels): numpy would warn of the
+    # multiply's intended wrap-around, so count the bits directly.
+    def _popcount(x):
+        return np.int64(int(x).bit_count())
 
 
 @njit(cache=True, inline="always")
