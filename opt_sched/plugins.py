@@ -87,9 +87,15 @@ GROUPS: dict[str, Group] = {g.registry: g for g in (
           "an opt_sched.exact.registry.ExactModel whose solvers include the "
           "entry point's name"),
     Group("generators", "opt_sched.generators",
-          "a workload generator (wired by the generators registry)"),
+          "an opt_sched.campaign.sources.Generator whose name is the entry "
+          "point's name: a seeded workload generator for campaigns"),
     Group("reports", "opt_sched.reports",
-          "a campaign report (wired by the reports registry)"),
+          "a campaign report: write(spec, rows, out) -> list[Path] "
+          "(opt_sched.campaign.reports)"),
+    Group("experiments", "opt_sched.experiments",
+          "an opt_sched.campaign.experiments.Experiment whose name is the entry "
+          "point's name: a campaign task kind that builds and measures its own "
+          "workload"),
 )}
 """Registry key -> :class:`Group`, for every registry that takes plug-ins."""
 

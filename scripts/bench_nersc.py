@@ -32,8 +32,8 @@ import argparse
 import os
 import time
 
-from opt_sched.experiments.workflow_share import make_scheduler
 from opt_sched.scheduling import replay
+from opt_sched.studies.rodrigo2017.experiment import make_scheduler
 from opt_sched.validation import assert_feasible
 from opt_sched.workflows import WORKFLOW_NAMES, build_workflow_workload
 from opt_sched.workflows.metrics import (

@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 OLD = """
 import sys
 from pathlib import Path
-from opt_sched.experiments.ics2020 import (
+from opt_sched.studies.ics2020.experiment import (
     QUICK, Campaign, derive_tables, plot_all, run_campaign, write_tables)
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ Two comparisons, each under three execution models (SPEC §10):
   pack scheduling with the Max order (and Char, non-increasing) on the
   Uniform family, BN profile, ``alpha`` 0.2 / 0.5 / 0.8, workload seeds 0-2,
   and on one Mira workload (``alpha`` 0.5, seed 0; Mira's pack replays are
-  slow, ~40 s each), through :func:`opt_sched.experiments.ijhpca2023.run_point`;
+  slow, ~40 s each), through :func:`opt_sched.studies.ijhpca2023.experiment.run_point`;
   the makespan and mean stretch ratios pack / LS.
 
 Why a script and not a campaign: seed 000's generator is not a campaign
@@ -88,7 +88,7 @@ def seed003(log) -> pd.DataFrame:
 
 
 def seed000(log) -> pd.DataFrame:
-    from opt_sched.experiments.ijhpca2023 import run_point
+    from opt_sched.studies.ijhpca2023.experiment import run_point
 
     points = [("uniform", a, s, st) for a in (0.2, 0.5, 0.8) for s in SEEDS
               for st in ("ls", "max", "char-dec")]

@@ -14,7 +14,7 @@ only with ``--resume`` (finished tasks are skipped). The same as
     opt-sched sweep campaigns/ics2020.toml --out DIR --workers N
 
 See ``docs/reproduction-ics2020.md``, :mod:`opt_sched.campaign` and
-:mod:`opt_sched.experiments.ics2020`.
+:mod:`opt_sched.studies.ics2020.experiment`.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ import pandas as pd
 
 from opt_sched.campaign import ResultStore, parse_spec, run_sweep
 from opt_sched.campaign.executors.local import LocalExecutor
-from opt_sched.campaign.reports.ics2020 import raw_tables
 from opt_sched.campaign.spec import tomllib
 from opt_sched.errors import UserError
-from opt_sched.experiments.ics2020 import derive_tables
+from opt_sched.studies.ics2020.experiment import derive_tables
+from opt_sched.studies.ics2020.report import raw_tables
 
 CAMPAIGNS = Path(__file__).resolve().parents[1] / "campaigns"
 

@@ -207,7 +207,11 @@ def test_local_and_dask_local_cluster_give_identical_tables(tmp_path):
 
 def test_ics2020_report_equals_the_old_process_pool(tmp_path):
     """The sweep's ICS 2020 tables equal run_campaign's (same subset)."""
-    from opt_sched.experiments.ics2020 import Campaign, derive_tables, run_campaign
+    from opt_sched.studies.ics2020.experiment import (
+        Campaign,
+        derive_tables,
+        run_campaign,
+    )
 
     text = (REPO / "campaigns" / "ics2020-quick.toml").read_text()
     text = (text.replace("alpha_gen = [1.0, 4.0, 8.0], seed = [0, 1]",

@@ -135,7 +135,7 @@ def test_compare_on_jobs_without_io_skips_only_s_alpha():
 
 def test_reproduction_smoke(tmp_path):
     """A tiny subset end to end: tables, relative values, plots (< 20 s)."""
-    from opt_sched.experiments.ics2020 import (
+    from opt_sched.studies.ics2020.experiment import (
         Campaign,
         derive_tables,
         plot_all,

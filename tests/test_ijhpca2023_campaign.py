@@ -14,8 +14,8 @@ from opt_sched.campaign import ResultStore, load_spec, parse_spec, run_sweep
 from opt_sched.campaign.executors.local import LocalExecutor
 from opt_sched.campaign.sources import build_instance, generator_source
 from opt_sched.errors import InternalError, SpecError
-from opt_sched.experiments.ijhpca2023 import STRATEGY_SPECS, prefix_copy
 from opt_sched.scheduling import SCHEDULERS
+from opt_sched.studies.ijhpca2023.experiment import STRATEGY_SPECS, prefix_copy
 from opt_sched.workloads.ijhpca2023 import generate_ijhpca2023
 
 REPO = Path(__file__).resolve().parents[1]
@@ -178,7 +178,7 @@ def test_tiny_sweep_runs_end_to_end_with_the_report(tmp_path):
 
 
 def test_report_stops_when_a_replay_differs_from_the_store(tmp_path):
-    from opt_sched.campaign.reports.ijhpca2023 import write_report
+    from opt_sched.studies.ijhpca2023.report import write_report
 
     methods = _tiny_methods()[:1]
     text = TINY.format(methods=repr(methods).replace("'", '"'))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from opt_sched.experiments.ijhpca2023 import run_point
+from opt_sched.studies.ijhpca2023.experiment import run_point
 
 
 @pytest.mark.parametrize("strategy", ["random", "max", "char-dec", "char-inc"])

@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, Platform, methods
 from opt_sched.errors import OptionError, SpecError
-from opt_sched.experiments.ijhpca2023 import (
+from opt_sched.methods.online import batch_reason, online_entry
+from opt_sched.scheduling import SCHEDULERS, PackScheduling, replay
+from opt_sched.studies.ijhpca2023.experiment import (
     STRATEGY_SPECS,
     certify_copy,
     prefix_copy,
     strategy_of,
 )
-from opt_sched.methods.online import batch_reason, online_entry
-from opt_sched.scheduling import SCHEDULERS, PackScheduling, replay
 from opt_sched.validation import assert_feasible, validate
 from opt_sched.workloads.ijhpca2023 import generate_ijhpca2023
 

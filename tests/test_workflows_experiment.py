@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from opt_sched.experiments.workflow_share import make_scheduler, run_share_point
+from opt_sched.studies.rodrigo2017.experiment import make_scheduler, run_share_point
 
 SMALL = {"nodes": 96, "duration": 86400.0, "stabilisation": 21600.0,
          "target_wait": 3600.0}

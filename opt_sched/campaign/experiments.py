@@ -22,21 +22,12 @@ seed. The experiment returns its row (scalars; a list or a table value is
 kept in the store for the reports but left out of ``tasks.csv``) and
 validates every schedule it makes.
 
-Experiments
------------
-``workflow-share``
-    :func:`opt_sched.experiments.workflow_share.run_share_point`: one workflow at
-    one share of the core-hours, in one mode, on a NERSC-model workload.
-    Parameters: ``workflow`` (string, required; a catalog name or a
-    manifest path), ``share`` (number in (0, 1], required), ``mode``
-    (``chained``, ``pilot`` or ``woas``, required), ``nodes`` (integer,
-    default: Edison's 5,576), ``scheduler`` (default ``conservative``),
-    ``priority`` (default ``multifactor``), ``bf_depth`` (integer, default
-    50), ``bf_interval`` (number, default 30; Slurm's values: ScSF's
-    configuration), ``duration`` (seconds, default 5 days),
-    ``stabilisation`` (default 1 day), ``target_wait`` (default 4 h),
-    ``model`` (default ``nersc-edison``). Row: see
-    :func:`~opt_sched.campaign.experiments.share_row`.
+Experiments are plug-ins (:mod:`opt_sched.plugins`): a package declares one
+as an entry point of the group ``opt_sched.experiments`` (the name is the
+experiment's, the object an :class:`Experiment`), or a process sets
+``EXPERIMENTS[name]``. Seed 002's ``workflow-share`` is declared that way by
+opt_sched's own ``pyproject.toml``
+(:mod:`opt_sched.studies.rodrigo2017.experiment`).
 """
 
 from __future__ import annotations
@@ -46,11 +37,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SpecError
+from ..plugins import PluginMapping, describe
 from .sources import resolve_params
 from .task import InstanceSource
 
-__all__ = ["EXPERIMENTS", "Experiment", "experiment_sources", "run_experiment",
-           "share_row"]
+__all__ = ["EXPERIMENTS", "Experiment", "ExperimentParameter", "experiment_sources",
+           "run_experiment"]
 
 
 @dataclass(frozen=True)
@@ -73,58 +65,14 @@ class Experiment:
     run: Callable[[Mapping[str, Any], int], dict[str, Any]]
 
 
-def share_row(result: Mapping[str, Any]) -> dict[str, Any]:
-    """The flat row of a :func:`~opt_sched.experiments.workflow_share.run_share_point`
-    result: its scalars, ``slowdown_<class>`` per core-hour class
-    (``small`` [0, 48), ``medium`` [48, 960), ``large`` [960, inf), ``all``),
-    ``window_start``/``window_end``, and the list ``turnarounds_h`` (per
-    workflow, in submission order; for the report's pooling)."""
-    row: dict[str, Any] = {}
-    for key, value in result.items():
-        if key == "slowdown":
-            labels = {"[0, 48)": "small", "[48, 960)": "medium",
-                      "[960, inf)": "large", "all": "all"}
-            for label, v in value.items():
-                row[f"slowdown_{labels.get(label, label)}"] = float(v)
-        elif key == "window":
-            row["window_start"], row["window_end"] = (float(x) for x in value)
-        elif key == "turnarounds_h":
-            row[key] = [float(x) for x in value]
-        elif isinstance(value, float):
-            row[key] = value
-        else:
-            row[key] = value
-    return row
+def _check(name: str, value: Any) -> None:
+    if not isinstance(value, Experiment) or value.name != name:
+        raise TypeError(f"an experiment is an Experiment named {name!r}, not "
+                        f"{describe(value)}")
 
 
-def _workflow_share(params: Mapping[str, Any], seed: int) -> dict[str, Any]:
-    from ..experiments.workflow_share import run_share_point
-
-    options = dict(params)
-    workflow = options.pop("workflow")
-    share = options.pop("share")
-    mode = options.pop("mode")
-    result = run_share_point(workflow, share, mode, seed, **options)
-    return share_row(result)
-
-
-EXPERIMENTS: dict[str, Experiment] = {
-    "workflow-share": Experiment(
-        "workflow-share",
-        (ExperimentParameter("workflow", "str"), ExperimentParameter("share", "float"),
-         ExperimentParameter("mode", "str"),
-         ExperimentParameter("nodes", "int", False, None),
-         ExperimentParameter("scheduler", "str", False, "conservative"),
-         ExperimentParameter("priority", "str", False, "multifactor"),
-         ExperimentParameter("bf_depth", "int", False, 50),
-         ExperimentParameter("bf_interval", "float", False, 30.0),
-         ExperimentParameter("duration", "float", False, 5 * 86400.0),
-         ExperimentParameter("stabilisation", "float", False, 86400.0),
-         ExperimentParameter("target_wait", "float", False, 4 * 3600.0),
-         ExperimentParameter("model", "str", False, "nersc-edison")),
-        _workflow_share),
-}
-"""Experiment name -> :class:`Experiment`."""
+EXPERIMENTS: PluginMapping[Experiment] = PluginMapping("experiments", {}, _check)
+"""Experiment name -> :class:`Experiment`; listing it loads the entry points."""
 
 
 def experiment_sources(where: str, name: str,

@@ -9,7 +9,7 @@ workload's), ``migration_cost`` (only in ``cost`` rows), ``migration_budget``
 (:func:`opt_sched.gang.experiments.run_point`'s names). Both
 ``scripts/reproduce_gang.py`` (rows from ``points.jsonl``) and the campaign
 report ``gang`` (rows from an ``opt-sched sweep`` store,
-:mod:`opt_sched.campaign.reports.gang`) print
+:mod:`opt_sched.studies.gang.report`) print
 :func:`opt_sched.gang.claims.report_text` of their rows: the claims table
 (:mod:`opt_sched.gang.claims`, which reads this module's constants one way)
 and :func:`report`.

@@ -20,7 +20,7 @@ from .lpt import lpt_allocate
 from .make_pack import check_sensibility, make_packs, pack_classes
 
 __all__ = ["PACK_METHODS", "Packer", "lpt_pack_plan", "make_pack_packer",
-           "pack_plan"]
+           "pack_plan", "predicted_makespan"]
 
 PACK_METHODS = ("make-pack", "first-fit")
 
@@ -144,3 +144,15 @@ def pack_plan(instance: Instance, method: str, sensibility: float = 1.0,
     packer = make_pack_packer(s)
     _check_io_nodes(instance, io_nodes)
     return lpt_pack_plan(instance, packer, io_nodes)
+
+
+def predicted_makespan(instance: Instance, packs) -> float:
+    """The contention-free makespan a pack plan promises:
+    ``max_k sum_{p on k} T^p_k`` (what LPT balances; seed 003 Fig. 13 compares
+    the measured makespan with it)."""
+    loads = []
+    for k, part in enumerate(packs):
+        band = instance.platform.partitions[k].bandwidth
+        loads.append(math.fsum(max(instance.job(i).length(band) for i in pack)
+                               for pack in part))
+    return max(loads, default=0.0)

@@ -11,9 +11,9 @@ submission methods, WoAS and metrics.
 - :mod:`.metrics` -- workflow wait/runtime/turnaround, speed-up,
   (actual) utilisation, regular jobs' slowdown.
 
-The sweep's experiment function (:func:`run_share_point`) is
-:mod:`opt_sched.experiments.workflow_share`, above both this package and the
-workload generator that mixes workflows in (:mod:`opt_sched.workloads.nersc`).
+The sweep's experiment function (``run_share_point``) is seed 002's study,
+:mod:`opt_sched.studies.rodrigo2017.experiment`, above both this package and
+the workload generator that mixes workflows in (:mod:`opt_sched.workloads.nersc`).
 
 Formats and the workflows: ``instances/workflows.md``.
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 def _warm() -> None:
     try:
         from ...bounds import lower_bound  # noqa: F401
-        from ...experiments import ics2020  # noqa: F401
+        from ...heuristics import pack_plan  # noqa: F401
         from ...instance import Instance, Job, Platform
         from ...metrics import summary
         from ...simulation import OnePackPlan, simulate

@@ -17,34 +17,32 @@ order's hooks at every submission, start and end) and the other options
 off) is wrapped by
 :class:`~opt_sched.workflows.woas.WorkflowAwareOrder` in ``woas`` mode.
 Every schedule is checked by :func:`opt_sched.validation.assert_feasible`.
-
-It lives with the other experiments, above both the workflows
-(:mod:`opt_sched.workflows`) and the workload generator
-(:mod:`opt_sched.workloads.nersc`, which mixes workflows into a workload).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from ..errors import OptionError
-from ..priority import StrictOrderScheduler
-from ..scheduling import get_queue_order, get_scheduler, replay
-from ..validation import assert_feasible
-from ..workflows.metrics import regular_slowdowns, utilisation, workflow_records
-from ..workflows.submission import (
+from opt_sched.campaign.experiments import Experiment, ExperimentParameter
+from opt_sched.errors import OptionError
+from opt_sched.priority import StrictOrderScheduler
+from opt_sched.scheduling import get_queue_order, get_scheduler, replay
+from opt_sched.validation import assert_feasible
+from opt_sched.workflows.metrics import regular_slowdowns, utilisation, workflow_records
+from opt_sched.workflows.submission import (
     MODES,
     WorkflowWorkload,
     build_workflow_workload,
     load_workflow,
 )
-from ..workflows.woas import WorkflowAwareOrder
-from ..workloads.nersc import generate_workload
+from opt_sched.workflows.woas import WorkflowAwareOrder
+from opt_sched.workloads.nersc import generate_workload
 
-__all__ = ["make_scheduler", "run_share_point"]
+__all__ = ["WORKFLOW_SHARE", "make_scheduler", "run_share_point", "share_row"]
 
 
 def make_scheduler(name: str, priority: object, mode: str, *,
@@ -168,3 +166,66 @@ def run_share_point(workflow: object, share: float, mode: str, seed: int,
         "pressure": load.pressure,
         "window": (t0, t1),
     }
+
+
+def share_row(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The flat row of a :func:`run_share_point` result: its scalars,
+    ``slowdown_<class>`` per core-hour class
+    (``small`` [0, 48), ``medium`` [48, 960), ``large`` [960, inf), ``all``),
+    ``window_start``/``window_end``, and the list ``turnarounds_h`` (per
+    workflow, in submission order; for the report's pooling)."""
+    row: dict[str, Any] = {}
+    for key, value in result.items():
+        if key == "slowdown":
+            labels = {"[0, 48)": "small", "[48, 960)": "medium",
+                      "[960, inf)": "large", "all": "all"}
+            for label, v in value.items():
+                row[f"slowdown_{labels.get(label, label)}"] = float(v)
+        elif key == "window":
+            row["window_start"], row["window_end"] = (float(x) for x in value)
+        elif key == "turnarounds_h":
+            row[key] = [float(x) for x in value]
+        elif isinstance(value, float):
+            row[key] = value
+        else:
+            row[key] = value
+    return row
+
+
+def _workflow_share(params: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    options = dict(params)
+    workflow = options.pop("workflow")
+    share = options.pop("share")
+    mode = options.pop("mode")
+    result = run_share_point(workflow, share, mode, seed, **options)
+    return share_row(result)
+
+
+WORKFLOW_SHARE = Experiment(
+    "workflow-share",
+    (ExperimentParameter("workflow", "str"), ExperimentParameter("share", "float"),
+     ExperimentParameter("mode", "str"),
+     ExperimentParameter("nodes", "int", False, None),
+     ExperimentParameter("scheduler", "str", False, "conservative"),
+     ExperimentParameter("priority", "str", False, "multifactor"),
+     ExperimentParameter("bf_depth", "int", False, 50),
+     ExperimentParameter("bf_interval", "float", False, 30.0),
+     ExperimentParameter("duration", "float", False, 5 * 86400.0),
+     ExperimentParameter("stabilisation", "float", False, 86400.0),
+     ExperimentParameter("target_wait", "float", False, 4 * 3600.0),
+     ExperimentParameter("model", "str", False, "nersc-edison")),
+    _workflow_share)
+"""Seed 002's one point of the WoAS study as a campaign experiment
+(entry point ``workflow-share`` of the group ``opt_sched.experiments``).
+
+Parameters: ``workflow`` (string, required; a catalog name or a
+manifest path), ``share`` (number in (0, 1], required), ``mode``
+(``chained``, ``pilot`` or ``woas``, required), ``nodes`` (integer,
+default: Edison's 5,576), ``scheduler`` (default ``conservative``),
+``priority`` (default ``multifactor``), ``bf_depth`` (integer, default
+50), ``bf_interval`` (number, default 30; Slurm's values: ScSF's
+configuration), ``duration`` (seconds, default 5 days),
+``stabilisation`` (default 1 day), ``target_wait`` (default 4 h),
+``model`` (default ``nersc-edison``). Row: see
+:func:`share_row`.
+"""

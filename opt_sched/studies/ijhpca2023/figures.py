@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...files import atomic_path
-from ...files import atomic_write_csv as write_csv
-from .ijhpca2023_common import (
+from opt_sched.files import atomic_write_csv as write_csv
+from opt_sched.plot.pyplot import pyplot, save_figure
+from opt_sched.studies.ijhpca2023.common import (
     CURVES,
     FAMILY_LABELS,
     FAMILY_ORDER,
@@ -26,15 +26,6 @@ __all__ = ["fig_idle", "fig_stretch", "fig_usage", "fig_utilisation", "mean_curv
 
 
 # -- figures ----------------------------------------------------------------------
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _with(stem: Path, suffix: str) -> Path:
     """``stem`` + ``suffix`` (``Path.with_suffix`` would eat ``a0.2``'s
     ``.2``)."""
@@ -42,10 +33,7 @@ def _with(stem: Path, suffix: str) -> Path:
 
 
 def _save(fig: Any, target: Path) -> Path:
-    with atomic_path(target) as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
-    _plt().close(fig)
-    return target
+    return save_figure(fig, target, format="png")
 
 
 def _colour(strategy: str) -> str:
@@ -67,7 +55,7 @@ def fig_utilisation(mean: pd.DataFrame, family: str, target: Path) -> list[Path]
                           "runs"]], _with(target, ".csv"))
     if not len(data):
         return [csv]
-    plt = _plt()
+    plt = pyplot()
     alphas = sorted(data["alpha"].unique())
     profiles = [p for p in ("no", "bn") if p in set(data["profile"])]
     fig, axes = plt.subplots(len(profiles), len(alphas), squeeze=False,
@@ -97,7 +85,7 @@ def fig_stretch(points: pd.DataFrame, value: str, target: Path) -> list[Path]:
     csv = write_csv(table, _with(target, ".csv"))
     if not len(points):
         return [csv]
-    plt = _plt()
+    plt = pyplot()
     labels = [f for f in FAMILY_ORDER if f in set(points["label"])]
     fig, axes = plt.subplots(1, len(labels), squeeze=False,
                              figsize=(3.2 * len(labels), 3.2))
@@ -128,7 +116,7 @@ def fig_usage(mean: pd.DataFrame, alpha: float, target: Path) -> list[Path]:
                     _with(target, ".csv"))
     if not len(data):
         return [csv]
-    plt = _plt()
+    plt = pyplot()
     profiles = [p for p in ("bn", "no") if p in set(data["profile"])]
     names = (("running", "running applications"), ("allocation", "processors used"),
              ("io_busy", "bandwidth used"))
@@ -157,7 +145,7 @@ def fig_idle(points: pd.DataFrame, target: Path) -> list[Path]:
     csv = write_csv(data[cols], _with(target, ".csv"))
     if not len(data):
         return [csv]
-    plt = _plt()
+    plt = pyplot()
     labels = [f for f in ("M-BN", "M-No") if f in set(data["label"])]
     strategies = [s for s in STRATEGY_LABELS if s in set(data["strategy"])]
     fig, axes = plt.subplots(len(labels), len(strategies), squeeze=False,

@@ -57,20 +57,20 @@ about the gap on the original.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Any
 
 import numpy as np
 
-from ..bounds import best_makespan_bound
-from ..errors import OptionError
-from ..instance import Instance
-from ..metrics import job_table, summary, utilisation_over_time
-from ..scheduling import get_scheduler, replay
-from ..scheduling.packs import PACK_ORDERS, PackScheduling
-from ..validation import assert_feasible
-from ..workloads.ijhpca2023 import generate_ijhpca2023
+from opt_sched.bounds import best_makespan_bound
+from opt_sched.instance import Instance
+from opt_sched.metrics import job_table, summary, utilisation_over_time
+from opt_sched.objectives import gap_or_nan
+from opt_sched.scheduling import get_scheduler, replay
+from opt_sched.scheduling.packs import PACK_ORDERS, PackScheduling
+from opt_sched.validation import assert_feasible
+from opt_sched.workloads.ijhpca2023 import generate_ijhpca2023
+from opt_sched.workloads.prefix_copy import prefix_copy
 
 __all__ = ["STRATEGIES", "STRATEGY_SPECS", "certify_copy", "prefix_copy",
            "run_point", "strategy_of", "usage_curves"]
@@ -87,38 +87,13 @@ def strategy_of(spec: str) -> str | None:
     """The strategy a method spec runs (``"max"`` for
     ``packs(order=max)/fifo``), or ``None`` if it is none of
     :data:`STRATEGY_SPECS`."""
-    from .. import methods
+    from opt_sched import methods
 
     canonical = methods.method(spec).spec
     for name, text in STRATEGY_SPECS.items():
         if methods.method(text).spec == canonical:
             return name
     return None
-
-
-def prefix_copy(instance: Instance, jobs: int | None = None,
-                iterations: int | None = None) -> Instance:
-    """The down-scaled copy of ``instance``: its first ``jobs`` jobs, each
-    cut to its first ``iterations`` iterations (``None``: all of them).
-
-    A relaxation of ``instance`` (see the module docstring): its optimal
-    makespan is at most the original's.
-
-    Raises
-    ------
-    OptionError
-        ``jobs`` or ``iterations`` is not an integer >= 1.
-    """
-    for name, value in (("copy_jobs", jobs), ("copy_iterations", iterations)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 1):
-            raise OptionError(f"{name}={value!r} must be an integer >= 1")
-    kept = instance.jobs if jobs is None else instance.jobs[:jobs]
-    cut = tuple(dataclasses.replace(job, compute=job.compute[:iterations],
-                                    io_volume=job.io_volume[:iterations])
-                for job in kept)
-    label = "x".join("all" if v is None else str(v) for v in (jobs, iterations))
-    return instance.replace(jobs=cut, name=f"{instance.name}-copy{label}")
 
 
 def certify_copy(copy: Instance, time_limit: float, *, seed: int = 0,
@@ -132,7 +107,7 @@ def certify_copy(copy: Instance, time_limit: float, *, seed: int = 0,
     ``combinatorial_bound`` and ``cpsat_seconds``. The value depends on the
     time limit and on the machine's load; the bound is proven either way.
     """
-    from .. import solve
+    from opt_sched import solve
 
     result = solve(copy, problem="hpc-io", objective="makespan", solver="cpsat",
                    time_limit=time_limit, seed=seed, num_workers=num_workers)
@@ -182,7 +157,7 @@ def run_point(family: str, profile: str, alpha: float, seed: int, strategy: str,
         "idle_ratio": 1.0 - held / (P * makespan),
         "utilisation": float(stats["utilisation"]),
         "lower_bound": float(bound), "bound": bound_name,
-        "gap": (makespan - bound) / bound if bound > 0 else float("nan"),
+        "gap": gap_or_nan(makespan, bound),
         "seconds": time.perf_counter() - t0,
     }
     if curves:

@@ -31,8 +31,9 @@ from typing import Any
 
 import pandas as pd
 
-from ...files import atomic_path, atomic_write_text
-from ...files import atomic_write_csv as write_csv
+from opt_sched.files import atomic_write_csv as write_csv
+from opt_sched.files import atomic_write_text
+from opt_sched.plot.pyplot import pyplot, save_figure
 
 __all__ = ["GENERATORS", "gang_rows", "plot_slowdown", "write_report"]
 
@@ -43,9 +44,9 @@ GENERATORS = ("jann", "gang-kth")
 def gang_rows(spec: Any, rows: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The :mod:`opt_sched.gang.report` rows of the finished gang tasks of
     ``spec`` (see the module docstring), in spec order."""
-    from ... import methods
-    from ...gang.experiments import SCHEDULERS
-    from ...gang.report import KEEP
+    from opt_sched import methods
+    from opt_sched.gang.experiments import SCHEDULERS
+    from opt_sched.gang.report import KEEP
 
     out = []
     for task in spec.tasks:
@@ -76,12 +77,9 @@ def gang_rows(spec: Any, rows: Mapping[str, Any]) -> list[dict[str, Any]]:
 def plot_slowdown(table: pd.DataFrame, placement: str, target: Path) -> Path:
     """Mean slowdown against ``t_e`` for ``placement``: one panel per ``r``,
     one line per scheduler (PNG, atomic)."""
-    import matplotlib
+    plt = pyplot()
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ...gang.experiments import SCHEDULERS
+    from opt_sched.gang.experiments import SCHEDULERS
 
     data = table[(table["placement"] == placement)
                  & table["part"].isin(("grid", "low"))]
@@ -103,16 +101,13 @@ def plot_slowdown(table: pd.DataFrame, placement: str, target: Path) -> Path:
     axes[0][0].legend(fontsize=7)
     fig.suptitle(f"seed 004: gang schedulers, {placement} file nodes", fontsize=9)
     fig.tight_layout()
-    with atomic_path(target) as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
-    plt.close(fig)
-    return target
+    return save_figure(fig, target, format="png")
 
 
 def write_report(spec: Any, rows: Mapping[str, Any], out: Path) -> list[Path]:
     """``gang.md``, ``gang.csv`` and the slowdown figures into ``out``."""
-    from ...gang.claims import report_text
-    from ...gang.report import PLACEMENTS
+    from opt_sched.gang.claims import report_text
+    from opt_sched.gang.report import PLACEMENTS
 
     found = gang_rows(spec, rows)
     written = [write_csv(pd.DataFrame(found), out / "gang.csv")]

@@ -1,10 +1,10 @@
 """The seed 003 (ICS 2020) report: its raw tables from a campaign's rows,
-then the figure tables and plots of :mod:`opt_sched.experiments.ics2020`.
+then the figure tables and plots of :mod:`opt_sched.studies.ics2020.experiment`.
 
 The campaign (``campaigns/ics2020.toml``) runs one task per (workload,
 I/O nodes, method) instead of one per workload; this module puts the rows
 back into the three raw tables of
-:func:`opt_sched.experiments.ics2020.run_campaign`, with the same columns,
+:func:`opt_sched.studies.ics2020.experiment.run_campaign`, with the same columns,
 types and row order, and hands them to its ``derive_tables`` and
 ``plot_all``. The figures therefore come from the very same code.
 
@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...files import atomic_write_csv as write_csv
+from opt_sched.files import atomic_write_csv as write_csv
 
 __all__ = ["raw_tables", "write_report"]
 
@@ -49,7 +49,7 @@ def raw_tables(spec: Any, rows: Mapping[str, Mapping[str, Any]]
                ) -> dict[str, pd.DataFrame]:
     """``synthetic``, ``tucan`` and ``tucan_apps`` as ``run_campaign`` makes
     them (see the module docstring)."""
-    from ...simulation import POLICY_NAMES
+    from opt_sched.simulation import POLICY_NAMES
 
     synthetic, tucan = [], []
     for task in spec.tasks:
@@ -98,7 +98,7 @@ def write_report(spec: Any, rows: Mapping[str, Mapping[str, Any]], out: Path
                  ) -> list[Path]:
     """The raw and derived tables (``raw_<name>.csv``, ``<name>.csv``) and
     the PNG figures of seed 003 into ``out``, each written atomically."""
-    from ...experiments.ics2020 import derive_tables, plot_all
+    from opt_sched.studies.ics2020.experiment import derive_tables, plot_all
 
     raw = raw_tables(spec, rows)
     tables = derive_tables(raw)

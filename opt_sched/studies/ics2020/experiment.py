@@ -52,7 +52,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..instance import Instance, Platform
+from opt_sched.files import atomic_write_csv
+from opt_sched.heuristics.pack_plan import predicted_makespan
+from opt_sched.instance import Instance, Platform
+from opt_sched.plot.pyplot import pyplot, save_figure
 
 __all__ = [
     "FULL_ALPHA_GENS",
@@ -107,8 +110,8 @@ QUICK = Campaign(alpha_gens=(1.0, 4.0, 8.0), seeds=(0, 1), batches=(1.0, 4.0))
 
 
 def _measure(instance: Instance, schedule) -> dict[str, float]:
-    from ..metrics import summary
-    from ..validation import assert_feasible
+    from opt_sched.metrics import summary
+    from opt_sched.validation import assert_feasible
 
     assert_feasible(instance, schedule)
     m = summary(instance, schedule)
@@ -116,18 +119,6 @@ def _measure(instance: Instance, schedule) -> dict[str, float]:
             "mean_pack_max_stretch": float(m["mean_pack_max_stretch"]),
             "num_packs": int(m["num_packs"]), "exec": float(m["exec_node_time"]),
             "delay": float(m["delay_node_time"]), "idle": float(m["idle_node_time"])}
-
-
-def predicted_makespan(instance: Instance, packs) -> float:
-    """The contention-free makespan a pack plan promises:
-    ``max_k sum_{p on k} T^p_k`` (what LPT balances; seed 003 Fig. 13 compares
-    the measured makespan with it)."""
-    loads = []
-    for k, part in enumerate(packs):
-        band = instance.platform.partitions[k].bandwidth
-        loads.append(math.fsum(max(instance.job(i).length(band) for i in pack)
-                               for pack in part))
-    return max(loads, default=0.0)
 
 
 def synthetic_task(alpha_gen: float, seed: int, io_nodes: Sequence[int] = IO_NODES,
@@ -139,10 +130,10 @@ def synthetic_task(alpha_gen: float, seed: int, io_nodes: Sequence[int] = IO_NOD
     :attr:`~opt_sched.methods.Method.head`, e.g. ``make-pack(S=1)``),
     ``policy`` its I/O policy and ``sensibility`` the ``S`` it used.
     """
-    from .. import methods
-    from ..bounds import lower_bound
-    from ..objectives import gap_or_nan
-    from ..workloads import generate_ics2020
+    from opt_sched import methods
+    from opt_sched.bounds import lower_bound
+    from opt_sched.objectives import gap_or_nan
+    from opt_sched.workloads import generate_ics2020
 
     base = generate_ics2020(alpha_gen, seed, n_jobs=n_jobs)
     alpha = base.io_load()
@@ -174,11 +165,11 @@ def tucan_task(batch: float, bounds: bool = True
     Returns ``(rows, app_rows)``: one row per policy, and one per policy x
     application with its stretch.
     """
-    from .. import methods
-    from ..bounds import lower_bound
-    from ..objectives import gap_or_nan
-    from ..simulation import POLICY_NAMES
-    from ..workloads import tucan_workload
+    from opt_sched import methods
+    from opt_sched.bounds import lower_bound
+    from opt_sched.objectives import gap_or_nan
+    from opt_sched.simulation import POLICY_NAMES
+    from opt_sched.workloads import tucan_workload
 
     instance = tucan_workload(batch)
     bound = lower_bound(instance, "makespan") if bounds else math.nan
@@ -339,10 +330,7 @@ def derive_tables(raw: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 def plot_all(tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
     """One PNG per figure (matplotlib, Agg backend) into ``out``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -351,9 +339,7 @@ def plot_all(tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
     def save(fig, name: str) -> None:
         path = out / name
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
+        written.append(save_figure(fig, path))
 
     t = tables.get("fig5_8_tucan")
     if t is not None:
@@ -441,9 +427,7 @@ def write_tables(raw: dict[str, pd.DataFrame], tables: dict[str, pd.DataFrame],
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, table in {**{f"raw_{k}": v for k, v in raw.items()}, **tables}.items():
-        path = out / f"{name}.csv"
-        table.to_csv(path, index=False)
-        written.append(path)
+        written.append(atomic_write_csv(table, out / f"{name}.csv"))
     return written
 
 

@@ -41,8 +41,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...files import atomic_path, atomic_write_text
-from ...files import atomic_write_csv as write_csv
+from opt_sched.files import atomic_path, atomic_write_text
+from opt_sched.files import atomic_write_csv as write_csv
+from opt_sched.plot.pyplot import pyplot, save_figure
 
 __all__ = ["THESIS_GAIN", "THESIS_SPEEDUP", "report_tables", "write_report"]
 
@@ -238,10 +239,7 @@ def summary_markdown(tables: dict[str, pd.DataFrame]) -> str:
 
 
 def _plot(turn: pd.DataFrame, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     groups = list(dict.fromkeys(turn["group"]))
     fig, axes = plt.subplots(1, len(groups), figsize=(6 * len(groups), 4),
@@ -258,8 +256,7 @@ def _plot(turn: pd.DataFrame, path: Path) -> None:
         ax.set_title(group)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def write_report(spec: Any, rows: Mapping[str, Mapping[str, Any]], out: Path

@@ -26,8 +26,8 @@ from typing import Any
 
 import pandas as pd
 
-from ...files import atomic_write_csv as write_csv
-from ...files import atomic_write_text
+from opt_sched.files import atomic_write_csv as write_csv
+from opt_sched.files import atomic_write_text
 
 __all__ = ["SLIDES", "improvements", "role", "write_report"]
 
@@ -50,7 +50,7 @@ EXTRA = ("utilisation", "peak_io_phases", "mean_io_phases", "io_throughput")
 def role(spec: str) -> str:
     """The slides' name of a method spec (``default``, ``I/O-aware 20``,
     ``workload-adaptive``; others: the spec)."""
-    from ... import methods
+    from opt_sched import methods
 
     method = methods.method(spec)
     if method.name == "easy":
