@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from opt_sched.gang.cli_entry import main
+from opt_sched.cli.gang import main
 from opt_sched.gang.record import read_record
 from opt_sched.gang.validate import validate_gang
 from opt_sched.gang.workload import read_workload

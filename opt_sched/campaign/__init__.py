@@ -14,14 +14,14 @@ the spec asks for. One function runs a task's method
 
 Modules: ``task``, ``sources``, ``execute``, ``store``, ``folder_lock``, ``spec``,
 ``executors/`` (``local``, ``dask_executor``, ``slurm``), ``progress``,
-``runner``, ``summary``, ``figures``, ``reports/``, ``atomic``,
-``cli_entry`` (``opt-sched sweep``).
+``runner``, ``summary``, ``figures``, ``reports`` (the report registry). The
+command ``opt-sched sweep`` is :mod:`opt_sched.cli.campaign`.
 """
 
 from ..lazy import lazy_exports
 
 # Imported on first use (PEP 562): the runner needs pandas, and
-# ``opt-sched --help`` imports :mod:`.cli_entry`, hence this package.
+# ``opt-sched --help`` imports :mod:`opt_sched.cli.campaign`, hence this package.
 _LAZY: dict[str, str] = {
     "SweepResult": ".runner",
     "run_sweep": ".runner",

@@ -2,7 +2,7 @@
 
 import sys
 
-from .cli_entry import main
+from ..cli.campaign import main
 
 if __name__ == "__main__":
     sys.exit(main())

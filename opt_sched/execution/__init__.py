@@ -31,12 +31,10 @@ from .shared import RateRecord, Shared
 
 # ExecutionSpec (.options) reads this package's registry, so it is exported
 # on first use (PEP 562) instead of imported here: the dependency runs one
-# way. execute_plan runs a plan through the replay engine, which sits above
-# the models: it lives in opt_sched.scheduling.execute, and its old name here
-# stays for existing callers (resolved on first use, never at import).
+# way. (execute_plan runs a plan through the replay engine, which sits above
+# the models: it is opt_sched.scheduling.execute.execute_plan.)
 __getattr__, __dir__ = lazy_exports(__name__, globals(), {
     "ExecutionSpec": ".options",
-    "execute_plan": "opt_sched.scheduling.execute",
 })
 
 __all__ = [
@@ -47,9 +45,9 @@ __all__ = [
     "JobPhases",
     "RateRecord",
     "Shared",
-    "execute_plan",
     "get_execution_model",
 ]
+
 
 def _check_plugin(name: str, factory: object) -> None:
     """A plug-in's model must be a class or factory."""

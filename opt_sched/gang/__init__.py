@@ -23,7 +23,8 @@ self-contained subsystem:
 - :mod:`.distributions`, :mod:`.jann` -- the ``jann`` workload protocol;
 - :mod:`.swf` -- a minimal SWF reader for KTH-SP2 replays;
 - :mod:`.experiments` -- :func:`run_point`, the reproduction grid;
-- :mod:`.cli_entry` -- ``generate --protocol jann`` and ``replay``.
+- the commands ``generate --protocol jann`` and ``replay`` of a gang workload
+  are :mod:`opt_sched.cli.gang`.
 """
 
 from __future__ import annotations

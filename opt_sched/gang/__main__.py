@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli_entry import main
+from ..cli.gang import main
 
 sys.exit(main())

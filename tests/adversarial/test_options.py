@@ -292,7 +292,7 @@ def test_gang_entry_point_bug_is_one_line_and_3(monkeypatch, capsys) -> None:
     """An exception that is not a user error, raised by a gang command, is a
     bug: exit 3 and one line (the old entry point printed a traceback and
     exited 1)."""
-    from opt_sched.gang import cli_entry
+    from opt_sched.cli import gang as cli_entry
 
     def broken(args):
         raise ZeroDivisionError("a bug")

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import argparse
 
-from ...campaign.cli_entry import HELP, NAME
-from ...campaign.cli_entry import add_arguments as add_campaign_arguments
-from ...campaign.cli_entry import run as run_campaign
 from ...errors import OptionError
+from ..campaign import HELP, NAME
+from ..campaign import add_arguments as add_campaign_arguments
+from ..campaign import run as run_campaign
 
 __all__ = ["HELP", "NAME", "add_arguments", "check_output_folder", "run"]
 
@@ -58,7 +58,7 @@ def check_output_folder(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check ``--out``, then run the sweep (:func:`opt_sched.campaign.
-    cli_entry.run`; ``--methods`` reaches the spec loader there)."""
+    """Check ``--out``, then run the sweep (:func:`opt_sched.cli.campaign.run`;
+    ``--methods`` reaches the spec loader there)."""
     check_output_folder(args.out)
     return run_campaign(args)

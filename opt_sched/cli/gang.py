@@ -33,11 +33,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..cli.arguments import output_path, seed
-from ..cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK
-from ..cli.parser import OneLineParser
 from ..errors import OptionError, UserError
 from ..files import atomic_write_text
+from .arguments import output_path, seed
+from .exit_codes import EXIT_INTERRUPTED, EXIT_OK
+from .parser import OneLineParser
 
 __all__ = [
     "add_arguments",
@@ -126,7 +126,7 @@ error naming it (never silently ignored)."""
 def _refuse_foreign_options(args: argparse.Namespace) -> None:
     """An option of the other protocol (:data:`GENERATE_OPTIONS`) is an
     error naming it, never silently ignored."""
-    from ..cli.arguments import given_options, refuse_options
+    from .arguments import given_options, refuse_options
 
     def applies_to(dest: str) -> str:
         return ", ".join(f"--protocol {name}" for name, takes
@@ -139,10 +139,10 @@ def _refuse_foreign_options(args: argparse.Namespace) -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     """``generate``: write a gang workload file."""
-    from .jann import jann_workload
-    from .placement import place_files
-    from .swf import swf_workload
-    from .workload import write_workload
+    from ..gang.jann import jann_workload
+    from ..gang.placement import place_files
+    from ..gang.swf import swf_workload
+    from ..gang.workload import write_workload
 
     _refuse_foreign_options(args)
     if args.protocol == "jann":
@@ -180,7 +180,7 @@ def _refuse_dropped_jobs(workload: Any, nodes: int | None) -> None:
 # -- replay ------------------------------------------------------------------------
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``replay`` for gang workloads."""
-    from .schedulers import GANG_SCHEDULERS
+    from ..gang.schedulers import GANG_SCHEDULERS
 
     parser.add_argument("workload", help="gang workload JSON (from generate)")
     parser.add_argument("--scheduler", choices=tuple(GANG_SCHEDULERS), required=True)
@@ -207,7 +207,7 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _csv(table: dict[str, Any]) -> str:
-    from .metrics import JOB_COLUMNS
+    from ..gang.metrics import JOB_COLUMNS
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -239,8 +239,8 @@ def _refuse_scheduler_options(args: argparse.Namespace) -> None:
     whose factory does not take them (all but migrate-iogs) is an error."""
     import inspect
 
-    from ..cli.arguments import given_options, refuse_options
-    from .schedulers import GANG_SCHEDULERS
+    from ..gang.schedulers import GANG_SCHEDULERS
+    from .arguments import given_options, refuse_options
 
     def takes(name: str) -> set[str]:
         return set(inspect.signature(GANG_SCHEDULERS[name]).parameters)
@@ -257,12 +257,12 @@ def _refuse_scheduler_options(args: argparse.Namespace) -> None:
 def run_replay(args: argparse.Namespace) -> int:
     """``replay``: simulate, (validate,) write the CSV, print the summary."""
     from ..errors import InfeasibleScheduleError
-    from .metrics import gang_job_table, gang_summary
-    from .placement import place_files
-    from .record import write_record
-    from .simulator import simulate_gang
-    from .validate import validate_gang
-    from .workload import read_workload
+    from ..gang.metrics import gang_job_table, gang_summary
+    from ..gang.placement import place_files
+    from ..gang.record import write_record
+    from ..gang.simulator import simulate_gang
+    from ..gang.validate import validate_gang
+    from ..gang.workload import read_workload
 
     _refuse_scheduler_options(args)
     workload = read_workload(args.workload)
@@ -316,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m opt_sched.gang``: parse, then run inside the error boundary
     of ``opt-sched`` (:func:`opt_sched.cli.boundary.run_command`): exit 2 and
     one line for bad input, 3 for a bug, 130 and one line for Ctrl-C."""
-    from ..cli.boundary import interrupt_line, run_command
+    from .boundary import interrupt_line, run_command
 
     parser = OneLineParser(prog="python -m opt_sched.gang",
                            description="Gang scheduling on a serverless-I/O machine "

@@ -25,8 +25,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..cli.arguments import positive_int
 from ..errors import InternalError, OptionError, UserError
+from .arguments import positive_int
 
 __all__ = ["HELP", "NAME", "add_arguments", "main", "run"]
 
@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--json", action="store_true",
                             help="print the summary as JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    from ..cli.arguments import add_execution_options
+    from .arguments import add_execution_options
 
     add_execution_options(parser, default=None)
 
@@ -82,14 +82,14 @@ def _jsonable(value: Any) -> Any:
 def make_executor(args: argparse.Namespace) -> Any:
     """The executor the options name (local processes by default)."""
     if args.slurm:
-        from .executors.slurm import slurm_executor
+        from ..campaign.executors.slurm import slurm_executor
 
         return slurm_executor(args.slurm)
     if args.dask:
-        from .executors.dask_executor import DaskExecutor
+        from ..campaign.executors.dask_executor import DaskExecutor
 
         return DaskExecutor(args.dask, workers=args.workers)
-    from .executors.local import LocalExecutor
+    from ..campaign.executors.local import LocalExecutor
 
     return LocalExecutor(args.workers)
 
@@ -124,12 +124,12 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import os
 
-    from .runner import run_sweep
-    from .spec import load_spec
+    from ..campaign.runner import run_sweep
+    from ..campaign.spec import load_spec
 
     if args.retry_failed and not args.resume:
         raise OptionError("--retry-failed needs --resume")
-    from ..cli.arguments import execution_spec
+    from .arguments import execution_spec
 
     execution = execution_spec(args)
     spec = load_spec(args.spec, execution=execution,
