@@ -73,7 +73,13 @@ from .one_machine import (
     jackson_preemptive_makespan,
 )
 from .one_machine import OutOfTimeError as _OutOfTimeError
-from .operations import is_one_pack, job_operations, one_pack_partitions, pack_starts
+from .operations import (
+    heads_and_tails,
+    is_one_pack,
+    job_operations,
+    one_pack_partitions,
+    pack_starts,
+)
 
 __all__ = [
     "HOLDS_UNDER",
@@ -151,22 +157,12 @@ def _job_data(instance: Instance, fixed_start: bool) -> list[_JobData]:
     """
     jobs = instance.jobs
     lengths = [job.length(instance.bandwidth_of(job)) for job in jobs]
-    est = [0.0] * len(jobs)
-    succ = [0.0] * len(jobs)
     if fixed_start:
         partition = one_pack_partitions(instance, "fixed_start=True")
         starts = pack_starts(instance, partition)
-        est = [starts[k] for k in partition]
+        est, succ = [starts[k] for k in partition], [0.0] * len(jobs)
     else:
-        order = instance.topological_order()
-        index = instance.index
-        for i in order:
-            est[i] = max([jobs[i].release]
-                         + [est[index[p]] + lengths[index[p]] for p in jobs[i].after])
-        for i in reversed(order):
-            for p in jobs[i].after:
-                q = index[p]
-                succ[q] = max(succ[q], lengths[i] + succ[i])
+        est, succ = heads_and_tails(instance, lengths)
     return [_JobData(job, instance.effective_partition(job), lengths[i], est[i],
                      succ[i]) for i, job in enumerate(jobs)]
 

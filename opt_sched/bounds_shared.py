@@ -50,7 +50,7 @@ import numpy as np
 from .execution.options import ExecutionSpec
 from .execution.shared import parse_eta
 from .instance import Instance
-from .operations import allowed_partitions, job_operations
+from .operations import allowed_partitions, heads_and_tails, job_operations
 
 __all__ = ["HOLDS_UNDER", "SharedRates", "shared_makespan_bounds"]
 
@@ -118,16 +118,7 @@ def shared_makespan_bounds(instance: Instance,
                          for k in parts))
     lengths = [job.total_compute + (job.total_volume / r if job.total_volume > 0
                                     else 0.0) for job, r in zip(jobs, rates)]
-    est = [0.0] * len(jobs)
-    succ = [0.0] * len(jobs)
-    order = instance.topological_order()
-    index = instance.index
-    for i in order:
-        est[i] = max([jobs[i].release]
-                     + [est[index[p]] + lengths[index[p]] for p in jobs[i].after])
-    for i in reversed(order):
-        for p in jobs[i].after:
-            succ[index[p]] = max(succ[index[p]], lengths[i] + succ[i])
+    est, succ = heads_and_tails(instance, lengths)
     out = {"rate-capped-job": max(e + t for e, t in zip(est, lengths))}
     mapped: dict[int, list[int]] = {}
     for i, job in enumerate(jobs):

@@ -213,3 +213,24 @@ def overfull_partition(instance: Instance, partition: Sequence[int]
         if used[k] > nodes:
             return k, used[k], nodes
     return None
+
+
+def heads_and_tails(instance: Instance, lengths: Sequence[float]
+                    ) -> tuple[list[float], list[float]]:
+    """The precedence graph's heads and tails for job lengths ``T_i``:
+    ``est_i = max(r_i, max_{p in pred(i)} est_p + T_p)`` (the earliest
+    start) and ``succ_i = max_{s in succ(i)} T_s + succ_s`` (the least work
+    that must follow ``i``), in the instance's job order."""
+    jobs = instance.jobs
+    est = [0.0] * len(jobs)
+    succ = [0.0] * len(jobs)
+    order = instance.topological_order()
+    index = instance.index
+    for i in order:
+        est[i] = max([jobs[i].release]
+                     + [est[index[p]] + lengths[index[p]] for p in jobs[i].after])
+    for i in reversed(order):
+        for p in jobs[i].after:
+            q = index[p]
+            succ[q] = max(succ[q], lengths[i] + succ[i])
+    return est, succ

@@ -372,14 +372,19 @@ def test_gap_command_line_under_a_model_with_no_bound(zero_model, tmp_path, caps
 
 def test_campaign_lower_bound_metric_follows_the_task_model(zero_model):
     from opt_sched.campaign import execute
+    from opt_sched.campaign.task import InstanceSource, Task
+
+    def spec_of(execution: tuple) -> object:  # as a worker gets it
+        return Task(InstanceSource(path="tucan5.json"), "one-pack/fifo",
+                    execution=execution).execution_spec
 
     inst = read_instance(TUCAN5)
-    exclusive = execute._makespan_bound("tucan5-test", inst, ())
+    exclusive = execute._makespan_bound("tucan5-test", inst, spec_of(()))
     assert exclusive == bounds.lower_bound(inst, "makespan")
     capped = (("model", "shared"), ("node_rate", 0.001))
     expected = bound_models.best_bound_under(
         inst, "makespan", {"model": "shared", "node_rate": 0.001}).value
-    assert execute._makespan_bound("tucan5-test", inst, capped) == expected
+    assert execute._makespan_bound("tucan5-test", inst, spec_of(capped)) == expected
     assert expected > exclusive  # the caps bite: a different cache entry
     assert math.isnan(execute._makespan_bound("tucan5-test", inst,
-                                              (("model", ZERO),)))
+                                              spec_of((("model", ZERO),))))

@@ -35,10 +35,48 @@ def doc_example() -> dict:
 
 
 def schema_errors(data: dict) -> list[str]:
+    """The schema's complaints, with this installation's registry names
+    filled in (:func:`opt_sched.campaign.schema.filled_schema`)."""
+    from opt_sched.campaign.schema import filled_schema
+
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA.read_text())
+    schema = filled_schema(json.loads(SCHEMA.read_text()))
     validator = jsonschema.Draft202012Validator(schema)
     return [e.message for e in validator.iter_errors(data)]
+
+
+def test_the_schema_lists_no_registry_by_hand():
+    """Every name a registry holds is an ``x-registry`` place, filled from
+    the registry: a generator, report or experiment added to a registry is
+    then accepted by the filled schema with no edit to the file."""
+    from opt_sched.campaign.experiments import EXPERIMENTS, Experiment
+    from opt_sched.campaign.reports import REPORTS
+    from opt_sched.campaign.schema import filled_schema, registry_places
+    from opt_sched.campaign.sources import GENERATORS
+
+    raw = json.loads(SCHEMA.read_text())
+    marked = list(registry_places(raw))
+    assert all("enum" not in node for node in marked), marked  # no hand list
+    assert {n["x-registry"] for n in marked} >= {"generators", "reports",
+                                                  "experiments", "execution_models"}
+    spec = {"name": "x", "groups": [{
+        "name": "g", "instances": [{"generator": "new-generator"}],
+        "methods": ["fcfs"]}], "outputs": {"reports": ["new-report"]}}
+    jsonschema = pytest.importorskip("jsonschema")
+    before = [e.message for e in jsonschema.Draft202012Validator(
+        filled_schema(raw)).iter_errors(spec)]
+    assert before, "an unknown generator and report must be refused"
+    GENERATORS["new-generator"] = GENERATORS["tucan"]
+    REPORTS["new-report"] = lambda spec, rows, out: []
+    EXPERIMENTS["new-experiment"] = Experiment("new-experiment", (),
+                                               lambda params, seed: {})
+    try:
+        after = [e.message for e in jsonschema.Draft202012Validator(
+            filled_schema(raw)).iter_errors(spec)]
+    finally:
+        del GENERATORS["new-generator"], REPORTS["new-report"]
+        del EXPERIMENTS["new-experiment"]
+    assert after == []
 
 
 def test_documented_example_loads_and_expands_in_order():
@@ -68,7 +106,7 @@ def test_documented_example_and_campaigns_satisfy_the_schema():
 
 
 def test_ics2020_campaign_has_the_3192_tasks_of_the_old_script():
-    from opt_sched.experiments.ics2020 import FULL_ALPHA_GENS, TUCAN_BATCHES
+    from opt_sched.studies.ics2020.experiment import FULL_ALPHA_GENS, TUCAN_BATCHES
 
     spec = load_spec(REPO / "campaigns" / "ics2020.toml")
     # Tucan 9 batches x 8 policies; synthetic 39 x 10 workloads x (4 + 2 x 2)

@@ -18,7 +18,6 @@ import pytest
 
 from opt_sched.cli.rows import RowFile
 from opt_sched.errors import OutputError
-from opt_sched.experiments.rows_file import RowsFile
 from opt_sched.files import (
     atomic_path,
     atomic_write_bytes,
@@ -27,6 +26,7 @@ from opt_sched.files import (
     pending_temporaries,
     writes_in_place,
 )
+from opt_sched.rows_file import RowsFile
 from opt_sched.workflows import catalog_workflow, write_manifest
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mknod") or not hasattr(os, "mkfifo"),

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..instance import Instance
+from ..objectives import gap_or_nan
 from .sources import build_instance
 from .task import InstanceSource, Limits, Task
 
@@ -87,7 +88,7 @@ def resolve_method(spec: str) -> Method:
 
     def run(instance: Instance, seed: int, limits: Limits,
             execution: Any = None) -> MethodRun:
-        from ..experiments.ics2020 import predicted_makespan
+        from ..heuristics.pack_plan import predicted_makespan
 
         schedule = method.run(instance, seed=seed, execution=execution)
         extras: dict[str, Any] = dict(method.effective(instance))
@@ -106,15 +107,15 @@ _BOUNDS_LOCK = threading.Lock()  # Dask may run chunks in threads of one process
 
 
 def _makespan_bound(source: InstanceSource, instance: Instance,
-                    execution: Any = None) -> float:
+                    execution: Any) -> float:
     """The best makespan lower bound of ``instance`` that holds under the
-    task's ``execution`` model (:func:`opt_sched.bound_models.
-    best_bound_under`; NaN when none does, so ``gap`` is NaN too), once per
-    source, model and process (a chunk's tasks share their instance)."""
+    task's ``execution`` (an :class:`~opt_sched.execution.ExecutionSpec`;
+    :func:`opt_sched.bound_models.best_bound_under`; NaN when none does, so
+    ``gap`` is NaN too), once per source, model and process (a chunk's tasks
+    share their instance)."""
     from ..bound_models import best_bound_under
 
-    execution = dict(execution) if execution else None  # task: (key, value) pairs
-    key = (source, repr(sorted(execution.items())) if execution else "")
+    key = (source, execution)
     with _BOUNDS_LOCK:
         if key in _BOUNDS:
             _BOUNDS.move_to_end(key)
@@ -128,11 +129,9 @@ def _makespan_bound(source: InstanceSource, instance: Instance,
     return value
 
 
-def _measure(instance: Instance, schedule: Any) -> dict[str, Any]:
-    if schedule.execution == "serverless-gang":  # seed 004: own rules and metrics
-        from ..gang.experiments import measure_schedule
-
-        return measure_schedule(instance, schedule)
+def _measure_hpc(instance: Instance, schedule: Any) -> dict[str, Any]:
+    """The validator (every rule; the execution model's I/O rule), then
+    :func:`opt_sched.metrics.summary` on the phase table it checked."""
     from ..metrics import summary
     from ..validation import assert_feasible
 
@@ -140,6 +139,25 @@ def _measure(instance: Instance, schedule: Any) -> dict[str, Any]:
     values = summary(instance, schedule, phase_table=report.table)
     return {k: (int(v) if isinstance(v, int) and not isinstance(v, bool)
                 else float(v)) for k, v in values.items()}
+
+
+def _measure_gang(workload: Any, schedule: Any) -> dict[str, Any]:
+    """Seed 004's gang schedule: its own validator and metrics."""
+    from ..gang.experiments import measure_schedule
+
+    return measure_schedule(workload, schedule)
+
+
+MEASURES: dict[str, Callable[[Any, Any], dict[str, Any]]] = {
+    "serverless-gang": _measure_gang,
+}
+"""Execution model -> how a task validates and measures a schedule made
+under it, for the models whose schedules are not HPC schedules (every other
+model: :func:`_measure_hpc`)."""
+
+
+def _measure(instance: Any, schedule: Any) -> dict[str, Any]:
+    return MEASURES.get(schedule.execution, _measure_hpc)(instance, schedule)
 
 
 def one_line(err: BaseException) -> str:
@@ -172,17 +190,15 @@ def run_task(task: Task) -> TaskResult:
         instance = build_instance(task.source)
         method = resolve_method(task.method)
         begin = time.perf_counter()
-        run = method(instance, task.seed, task.limits,
-                     dict(task.execution) if task.execution else None)
+        run = method(instance, task.seed, task.limits, task.execution_spec)
         wall = time.perf_counter() - begin
         row = {"status": "ok"}
         row.update(_measure(instance, run.schedule))
         row.update(run.extras)
         if "lower_bound" in task.metrics:
-            bound = _makespan_bound(task.source, instance, task.execution)
+            bound = _makespan_bound(task.source, instance, task.execution_spec)
             row["lower_bound"] = bound
-            row["gap"] = ((row["makespan"] - bound) / bound if bound > 0
-                          else math.nan)
+            row["gap"] = gap_or_nan(row["makespan"], bound)
         if "io_concurrency" in task.metrics:
             from ..metrics import io_concurrency
 

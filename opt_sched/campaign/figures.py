@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..files import atomic_path
+from ..plot.pyplot import pyplot, save_figure
 from .spec import FigureSpec, Spec
 from .summary import aggregate_function, check_columns
 
@@ -28,10 +28,7 @@ def plot_figure(tasks: pd.DataFrame, figure: FigureSpec, target: Path) -> Path:
     SpecError
         ``x``, ``y`` or ``by`` is not a column of the tasks table.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     where = f"outputs.figures[{figure.name}]"
     check_columns(f"{where}.x", tasks, [figure.x])
@@ -56,10 +53,7 @@ def plot_figure(tasks: pd.DataFrame, figure: FigureSpec, target: Path) -> Path:
     ax.set_title(figure.name)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    with atomic_path(target) as tmp:
-        fig.savefig(tmp, dpi=110, format="png")
-    plt.close(fig)
-    return target
+    return save_figure(fig, target, format="png")
 
 
 def write_figures(spec: Spec, tasks: pd.DataFrame, out: Path) -> list[Path]:

@@ -10,6 +10,11 @@ loaded, before anything runs. The ranges below are the generators' own
 checks; a generator may still refuse a combination when the task runs
 (a failed task).
 
+Generators are a registry (:data:`GENERATORS`) that takes plug-ins: a
+package declares a :class:`Generator` as an entry point of the group
+``opt_sched.generators`` (:mod:`opt_sched.plugins`), and campaign specs and
+workers find it by name.
+
 Each generator makes one kind of workload (:func:`workload_kind`): an HPC
 :class:`~opt_sched.instance.Instance` (``"hpc"``), or a gang workload for
 seed 004's gang schedulers (``"gang"``: ``jann``, ``gang-kth``).
@@ -23,7 +28,7 @@ Generators
     (the generator draws them before the platform), so the workload is
     drawn once per ``(alpha_gen, seed, n_jobs)`` and process, and placed on
     ``io_nodes`` homogeneous partitions of 2048 nodes and bandwidth 1
-    (exactly what :func:`opt_sched.experiments.ics2020.synthetic_task` does).
+    (exactly what :func:`opt_sched.studies.ics2020.experiment.synthetic_task` does).
 ``tucan``
     :func:`opt_sched.workloads.tucan_workload` -- ``batch`` (float,
     required).
@@ -36,7 +41,7 @@ Generators
     ``copy_jobs`` / ``copy_iterations`` (int, default none: the workload
     itself): the first ``copy_jobs`` jobs, each cut to its first
     ``copy_iterations`` iterations
-    (:func:`opt_sched.experiments.ijhpca2023.prefix_copy`).
+    (:func:`opt_sched.workloads.prefix_copy.prefix_copy`).
 ``goponenko``
     :func:`opt_sched.workloads.goponenko.goponenko_workload` (seed 001's
     HPC-cluster workloads) -- ``workload`` (int, 1 or 2, required),
@@ -77,6 +82,7 @@ from typing import Any
 
 from ..errors import InstanceError, SpecError
 from ..instance import Instance
+from ..plugins import PluginMapping, describe
 from .task import InstanceSource
 
 __all__ = [
@@ -161,8 +167,8 @@ def _build_tucan(params: Mapping[str, Any]) -> Instance:
 
 
 def _build_ijhpca2023(params: Mapping[str, Any]) -> Instance:
-    from ..experiments.ijhpca2023 import prefix_copy
     from ..workloads.ijhpca2023 import generate_ijhpca2023
+    from ..workloads.prefix_copy import prefix_copy
 
     inst = generate_ijhpca2023(params["family"], params["profile"], params["alpha"],
                                params["seed"], jobs=params["jobs"],
@@ -208,7 +214,13 @@ _SEED = _int_at_least("seed", 0)
 _OPTIONAL_SEED = _int_at_least("seed", 0, required=False, default=0)
 _OPTIONAL_JOBS = _int_at_least("jobs", 1, required=False, default=None)
 
-GENERATORS: dict[str, Generator] = {
+def _check_generator(name: str, value: Any) -> None:
+    if not isinstance(value, Generator) or value.name != name:
+        raise TypeError(f"a generator is an opt_sched.campaign.sources.Generator "
+                        f"named {name!r}, not {describe(value)}")
+
+
+GENERATORS: PluginMapping[Generator] = PluginMapping("generators", {
     "ics2020": Generator(
         "ics2020",
         (_positive("alpha_gen"), _SEED,
@@ -251,7 +263,10 @@ GENERATORS: dict[str, Generator] = {
     "gang-kth": Generator(
         "gang-kth", (_OPTIONAL_SEED, _PLACEMENT, _OPTIONAL_JOBS), _build_gang_kth,
         workload="gang"),
-}
+}, _check_generator)
+"""Generator name -> :class:`Generator`: the built-in ones, then the entry
+points of the group ``opt_sched.generators`` (:mod:`opt_sched.plugins`),
+loaded on the first lookup of another name or on a listing."""
 
 
 def workload_kind(source: InstanceSource) -> str:

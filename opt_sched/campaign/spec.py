@@ -273,13 +273,12 @@ def _sources(where: str, entry: Any, base: Path, *, expand: bool = True,
 
 @functools.lru_cache(maxsize=256)
 def _method_kind(method: str) -> str:
-    """``"gang"`` for seed 004's gang schedulers, else ``"hpc"``: the kind
-    of workload the method schedules (:func:`.sources.workload_kind`)."""
+    """The kind of workload ``method`` schedules (its entry's
+    :attr:`~opt_sched.methods.MethodEntry.workload`: ``"hpc"`` or
+    ``"gang"``), as :func:`.sources.workload_kind` names a source's."""
     from .. import methods
-    from ..methods.gang import GANG_METHODS
 
-    gang = {entry.name for entry in GANG_METHODS}
-    return "gang" if methods.method(method).entry.name in gang else "hpc"
+    return methods.method(method).entry.workload
 
 
 def _check_applies(where: str, method: str,
@@ -297,15 +296,13 @@ def _check_applies(where: str, method: str,
     other = next((s for s in sources if workload_kind(s) != wanted), None)
     if other is None:
         return
-    if wanted == "gang":
-        why = ("does not apply: it schedules a gang workload (generators jann, "
-               f"gang-kth), not an HPC instance like {other.label}")
-    else:
-        from ..methods.gang import GANG_METHODS
+    from .. import methods
 
-        why = (f"does not apply: it schedules an HPC instance, not the gang "
-               f"workload {other.label} (for it: "
-               f"{', '.join(e.name for e in GANG_METHODS)})")
+    fitting = [name for name in methods.names()
+               if methods.get_entry(name).workload == workload_kind(other)]
+    why = (f"does not apply: it schedules a {wanted} workload, not the "
+           f"{workload_kind(other)} workload {other.label} (for it: "
+           f"{', '.join(fitting) or 'no registered method'})")
     raise _fail(where, method, why)
 
 

@@ -164,15 +164,20 @@ class Task:
             out["execution"] = dict(self.execution)
         return out
 
+    @cached_property
+    def execution_spec(self) -> Any:
+        """The task's :class:`~opt_sched.execution.ExecutionSpec`, parsed once
+        per task object (the spec loader checked it; the worker, the label
+        and the bound all use this one)."""
+        from ..execution import ExecutionSpec
+
+        return ExecutionSpec.parse(dict(self.execution) if self.execution else None)
+
     @property
     def execution_label(self) -> str:
         """``exclusive``, or the model with its options
         (:attr:`~opt_sched.execution.ExecutionSpec.label`)."""
-        if not self.execution:
-            return "exclusive"
-        from ..execution import ExecutionSpec
-
-        return ExecutionSpec.parse(dict(self.execution)).label
+        return self.execution_spec.label if self.execution else "exclusive"
 
     @cached_property
     def key(self) -> str:

@@ -9,13 +9,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from ..files import atomic_write_text
-
-__all__ = ["jsonable", "print_json", "records_csv", "show_rows", "to_json",
-           "write_records"]
+__all__ = ["jsonable", "print_json", "show_rows", "to_json"]
 
 
 def jsonable(value: Any) -> Any:
@@ -47,19 +43,6 @@ def to_json(data: Any) -> str:
 
 def print_json(data: Any) -> None:
     print(to_json(data), flush=True)
-
-
-def records_csv(records: Sequence[Mapping[str, Any]]) -> str:
-    """CSV text of ``records`` (columns in first-seen order, floats in full
-    precision: pandas writes ``repr``)."""
-    import pandas as pd
-
-    return pd.DataFrame(list(records)).to_csv(index=False)
-
-
-def write_records(records: Sequence[Mapping[str, Any]], path: str | Path) -> None:
-    """Write rows to ``path`` as CSV, atomically."""
-    atomic_write_text(path, records_csv(records))
 
 
 def show_rows(records: Sequence[Mapping[str, Any]], args: Any,

@@ -1,17 +1,12 @@
 """Rows kept as they finish, so that an interruption loses none of them.
 
 A :class:`RowFile` collects the rows of a long command (``gap``,
-``compare``). With a path, each new row rewrites the whole CSV file
-atomically (:func:`opt_sched.files.atomic_write_text`): the file on disk is
-at every moment a complete CSV of the rows finished so far, never half a
-row. Rewriting costs ``O(rows)`` per row, nothing next to one solve. When a
-library function writes the rows itself (it is given the path), the
+``compare``) and writes them through the project's one row-file writer
+(:class:`opt_sched.rows_file.RowsFile`): with a path, the file on disk is at
+every moment a complete CSV of the rows finished so far, never half a row;
+a device or a FIFO gets the table once, at the end, and is never read back.
+When a library function writes the rows itself (it is given the path), the
 :class:`RowFile` only watches the file.
-
-A path that is a device or a FIFO (``/dev/null``, ``/dev/stdout``, a
-pipe) cannot be rewritten: each rewrite would append the whole table
-again. Such a path gets the table once, when the command hands over its
-final rows (:meth:`RowFile.replace`), and is never read back.
 
 The command line's error boundary asks the open row files what they kept
 (:func:`kept_summary`: the whole rows in the file at that moment) for its
@@ -28,8 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..files import writes_in_place
-from .output import write_records
+from ..rows_file import RowsFile
 
 __all__ = ["RowFile", "forget_all", "kept_summary"]
 
@@ -45,11 +39,20 @@ class RowFile:
     """
 
     def __init__(self, path: str | Path | None) -> None:
-        self.path = None if path is None else Path(path)
-        self.rows: list[dict[str, Any]] = []
-        self.kept = 0  # rows safely on disk (or in memory without a path)
+        self._file = RowsFile(path)
+        self.path = self._file.path
         # a device or a FIFO is written once, at the end (see the module doc)
-        self.in_place = self.path is not None and writes_in_place(self.path)
+        self.in_place = self._file.in_place
+
+    @property
+    def rows(self) -> list[Mapping[str, Any]]:
+        """The rows kept so far."""
+        return self._file.rows
+
+    @property
+    def kept(self) -> int:
+        """Rows safely on disk (or in memory without a path)."""
+        return self._file.kept
 
     def __enter__(self) -> RowFile:
         with _OPEN_LOCK:
@@ -66,19 +69,11 @@ class RowFile:
     def add(self, row: Mapping[str, Any]) -> None:
         """Keep one finished row (and rewrite the file, unless it is a
         device or a FIFO)."""
-        self.rows.append(dict(row))
-        if not self.in_place:
-            self._save()
+        self._file.add([row])
 
     def replace(self, rows: list[Mapping[str, Any]]) -> None:
         """Keep exactly ``rows`` (the command's final table)."""
-        self.rows = [dict(r) for r in rows]
-        self._save()
-
-    def _save(self) -> None:
-        if self.path is not None:
-            write_records(self.rows, self.path)
-        self.kept = len(self.rows)
+        self._file.replace(rows)
 
     def rows_on_disk(self) -> int:
         """The whole rows in the file now, whoever wrote them (this object,

@@ -25,7 +25,7 @@ The run, in order:
    :class:`~opt_sched.errors.UserError` line naming it;
 2. each instance is solved and its heuristics are run (in this process, or
    on ``workers`` processes), and its rows are written to ``out`` as soon as
-   they are finished (:class:`~.rows_file.RowsFile`: the file always holds
+   they are finished (:class:`~opt_sched.rows_file.RowsFile`: the file always holds
    a header and whole rows, so Ctrl-C keeps every finished row);
 3. the table is put in its final order (instances as given, then the solver
    row, then the methods as listed) and written once more.
@@ -297,7 +297,7 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
     """
     from .. import methods as registry
     from ..execution import ExecutionSpec
-    from .rows_file import RowsFile
+    from ..rows_file import RowsFile
 
     _check_options(objective, workers, seed, solver, time_limit, num_workers)
     execution = ExecutionSpec.parse(execution)  # a bad model: OptionError now

@@ -76,7 +76,7 @@ class MethodEntry:
         ``build(instance, method, seed) -> Plan | Schedule``: a plan is run
         by :func:`~opt_sched.simulation.simulate` under ``method.policy``
         (or, under another execution model, by
-        :func:`~opt_sched.execution.execute_plan`). An entry with
+        :func:`~opt_sched.scheduling.execute.execute_plan`). An entry with
         ``executes`` is called ``build(instance, method, seed,
         execution=spec)`` and runs its schedule under that
         :class:`~opt_sched.execution.ExecutionSpec` itself.
@@ -118,6 +118,11 @@ class MethodEntry:
         An online scheduler replayed on the instance: its I/O policy is part
         of the method as named, so ``compare`` runs its default specs as they
         are instead of crossing it with every I/O policy.
+    workload
+        The kind of workload it schedules: ``"hpc"`` (an
+        :class:`~opt_sched.instance.Instance`) or ``"gang"`` (seed 004's gang
+        workload); a campaign refuses a method on the other kind when it
+        reads the spec.
     """
 
     name: str
@@ -135,6 +140,7 @@ class MethodEntry:
     executes: bool = False
     default_for: Callable[[Instance], str | None] | None = None
     online: bool = False
+    workload: str = "hpc"
 
 
 # -- reading a spec's parts against its entries -----------------------------------
@@ -391,8 +397,9 @@ class Method:
             A method that makes finished schedules under ``exclusive`` only
             was asked for another model.
         """
-        from ..execution import ExecutionSpec, execute_plan
+        from ..execution import ExecutionSpec
         from ..schedule import Schedule
+        from ..scheduling.execute import execute_plan
 
         spec = ExecutionSpec.parse(execution)
         result = self.plan(instance, seed, spec)

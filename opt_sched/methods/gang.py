@@ -94,7 +94,8 @@ def _gang_entry(name: str, summary: str, params: tuple[Param, ...]) -> MethodEnt
         return simulate_gang(instance, name, **options).to_schedule()
 
     return MethodEntry(name=name, summary=summary, build=_build, params=params,
-                       supports=_supports, policy=False, executes=True)
+                       supports=_supports, policy=False, executes=True,
+                       workload="gang")
 
 
 GS = _gang_entry("gs", "seed 004's gang scheduling: FCFS, best-fit row, columns "

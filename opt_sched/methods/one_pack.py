@@ -10,6 +10,7 @@ cycle, and no job demands named resources.
 from __future__ import annotations
 
 from ..instance import Instance
+from ..operations import overfull_partition
 from .entries import Method, MethodEntry
 from .packs import resource_reason
 
@@ -54,13 +55,11 @@ def _supports(instance: Instance, method: Method) -> str | None:
             return (f"job {loose.id!r} is not mapped to a partition (one-pack "
                     f"needs every job mapped, or a single partition)")
     part = [0 if job.partition is None else job.partition for job in instance.jobs]
-    width = [0] * platform.num_partitions
-    for job, k in zip(instance.jobs, part):
-        width[k] += job.nodes
-    for k, used in enumerate(width):
-        if used > platform.partitions[k].nodes:
-            return (f"the jobs of partition {k} need {used} nodes together, more "
-                    f"than its {platform.partitions[k].nodes}")
+    full = overfull_partition(instance, part)
+    if full is not None:
+        k, used, nodes = full
+        return (f"the jobs of partition {k} need {used} nodes together, more "
+                f"than its {nodes}")
     for i, job in enumerate(instance.jobs):
         for dep in job.after:
             if part[instance.index[dep]] == part[i]:

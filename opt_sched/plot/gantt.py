@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import OptionError
 from ..instance import Instance
 from ..schedule import Schedule
+from .pyplot import pyplot
 
 __all__ = ["plot_gantt"]
 
@@ -40,11 +41,7 @@ def plot_gantt(instance: Instance, schedule: Schedule, *,
     OptionError
         An empty or reversed window, or more than ``max_jobs`` jobs in it.
     """
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps"):
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     completions = schedule.completions(instance)
     jobs = [js for js in schedule.jobs if js.partition == partition]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..instance import Instance
 from ..metrics import queue_over_time, utilisation_over_time
 from ..schedule import Schedule
+from .pyplot import pyplot
 
 __all__ = ["plot_usage"]
 
@@ -15,11 +16,7 @@ def plot_usage(instance: Instance, schedule: Schedule, *,
     doing I/O) and allocation (held nodes / N) on top, queued jobs below,
     as step functions (:func:`~opt_sched.metrics.utilisation_over_time`,
     :func:`~opt_sched.metrics.queue_over_time`). Returns the figure."""
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps"):
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     use = utilisation_over_time(instance, schedule)
     queue = queue_over_time(instance, schedule)

@@ -34,13 +34,13 @@ registered scheduler is also a method (``opt_sched.methods``) at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, MutableMapping
 from functools import wraps
 from typing import Any
 
 from ..errors import OptionError
 from ..lazy import lazy_exports
-from ..plugins import describe, load_group
+from ..plugins import PluginMapping, describe
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
 from .replay import replay as _replay_engine
 
@@ -74,53 +74,23 @@ def replay(instance: Any, scheduler: str | Scheduler, *args: Any,
     return _replay_engine(instance, scheduler, *args, **kwargs)
 
 
-class _Registry(MutableMapping[str, Callable[..., Scheduler]]):
-    """Name -> factory, in registration order. An entry given as a string
-    names one of this package's lazy exports (:data:`_LAZY`), imported on its
-    first lookup: listing the names imports no scheduler."""
-
-    def __init__(self, entries: dict[str, Callable[..., Scheduler] | str]):
-        self._entries = dict(entries)
+class _Registry(PluginMapping[Callable[..., Scheduler]]):
+    """Name -> factory, in registration order, with the ``opt_sched.schedulers``
+    plug-ins (:class:`~opt_sched.plugins.PluginMapping`). An entry given as a
+    string names one of this package's lazy exports (:data:`_LAZY`), imported
+    on its first lookup: listing the names imports no scheduler."""
 
     def __getitem__(self, name: str) -> Callable[..., Scheduler]:
-        if name not in self._entries:
-            _load_plugins()
-        value = self._entries[name]
+        value: Any = super().__getitem__(name)
         if isinstance(value, str):
             value = __getattr__(value)
-            self._entries[name] = value
+            self[name] = value
         return value
-
-    def __setitem__(self, name: str, factory: Callable[..., Scheduler]) -> None:
-        self._entries[name] = factory
-
-    def __delitem__(self, name: str) -> None:
-        del self._entries[name]
-
-    def __iter__(self) -> Iterator[str]:
-        _load_plugins()
-        return iter(list(self._entries))
-
-    def __len__(self) -> int:
-        _load_plugins()
-        return len(self._entries)
-
-    def __contains__(self, name: object) -> bool:
-        try:
-            if name in self._entries:
-                return True
-        except TypeError:
-            return False
-        _load_plugins()
-        return name in self._entries
 
     def builtin(self, name: str) -> bool:
         """``name`` is one of this package's schedulers (not a plug-in's nor
         a :func:`register_scheduler` call's)."""
         return name in _BUILTIN
-
-    def __repr__(self) -> str:
-        return f"SCHEDULERS({', '.join(self._entries)})"
 
 
 __all__ = [
@@ -146,26 +116,9 @@ __all__ = [
     "replay",
 ]
 
-SCHEDULERS: MutableMapping[str, Callable[..., Scheduler]] = _Registry({
-    "fcfs": "FCFS",
-    "easy": "EasyBackfilling",
-    "conservative": "ConservativeBackfilling",
-    "io-easy": "IOAwareEasy",
-    "herbein": "HerbeinEasy",
-    "workload-adaptive": "WorkloadAdaptive",
-    "packs": "PackScheduling",
-})
-"""Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`).
-Plug-ins of the entry-point group ``opt_sched.schedulers``
-(:mod:`opt_sched.plugins`) join it on the first lookup of a name it does
-not hold, or when it is listed."""
-_BUILTIN = frozenset(SCHEDULERS._entries)  # type: ignore[attr-defined]
-
-
-def _add_plugin(name: str, factory: object) -> None:
-    """Register the scheduler of plug-in ``name`` (a class or factory)."""
-    if name in SCHEDULERS._entries:  # type: ignore[attr-defined]
-        raise ValueError(f"scheduler {name!r} is already registered")
+def _check_plugin(name: str, factory: object) -> None:
+    """A plug-in's scheduler must be a class or factory (a class: with the
+    :class:`Scheduler` methods)."""
     if not callable(factory):
         raise TypeError(f"{describe(factory)} is not a Scheduler class or factory")
     if isinstance(factory, type):
@@ -174,12 +127,25 @@ def _add_plugin(name: str, factory: object) -> None:
         if missing:
             raise TypeError(f"class {factory.__name__} is not a Scheduler: no "
                             f"{', '.join(missing)}")
-    SCHEDULERS[name] = factory  # type: ignore[assignment]
 
 
-def _load_plugins() -> None:
-    """The ``opt_sched.schedulers`` plug-ins, once per process."""
-    load_group("schedulers", _add_plugin)
+_BUILTIN_NAMES: dict[str, Any] = {
+    "fcfs": "FCFS",
+    "easy": "EasyBackfilling",
+    "conservative": "ConservativeBackfilling",
+    "io-easy": "IOAwareEasy",
+    "herbein": "HerbeinEasy",
+    "workload-adaptive": "WorkloadAdaptive",
+    "packs": "PackScheduling",
+}
+_BUILTIN = frozenset(_BUILTIN_NAMES)
+
+SCHEDULERS: MutableMapping[str, Callable[..., Scheduler]] = _Registry(
+    "schedulers", _BUILTIN_NAMES, _check_plugin)
+"""Scheduler name -> factory (keyword options -> a fresh :class:`Scheduler`).
+Plug-ins of the entry-point group ``opt_sched.schedulers``
+(:mod:`opt_sched.plugins`) join it on the first lookup of a name it does
+not hold, or when it is listed."""
 
 
 def register_scheduler(name: str, factory: Callable[..., Scheduler]) -> None:

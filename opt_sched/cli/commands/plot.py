@@ -78,14 +78,9 @@ def partition_index(args: argparse.Namespace, instance: Any) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ...files import atomic_path
     from ...io import read_instance, read_schedule
     from ...plot import plot_gantt, plot_usage
+    from ...plot.pyplot import save_figure
 
     suffix = picture_format(args.out)
     instance = read_instance(args.instance)
@@ -97,9 +92,7 @@ def run(args: argparse.Namespace) -> int:
                             partition=partition).figure
     else:
         figure = plot_usage(instance, schedule, window=args.window)
-    with atomic_path(args.out) as temporary:
-        figure.savefig(temporary, dpi=130, format=suffix)
-    plt.close(figure)
+    save_figure(figure, args.out, dpi=130, format=suffix)
     if args.json:
         print_json({"instance": instance.name, "kind": args.kind,
                     "out": str(args.out)})

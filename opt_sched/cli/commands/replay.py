@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 
 from ...errors import OptionError
+from ...kernels import ENV, PYTHON_BUDGET_S, choose_kernels, python_seconds
 from ..arguments import (
     add_execution_options,
     execution_spec,
@@ -405,10 +406,17 @@ COMPILING = "compiling kernels, first run only"
 replay kernels on their first call (tens of seconds on a cold cache)."""
 
 
-def _progress(quiet: bool, total: int):
+def _io_phases(instance, conversion) -> int:
+    """The workload's I/O phases (the trace conversion counted them)."""
+    if conversion is not None:
+        return conversion.num_io_phases
+    return sum(1 for job in instance.jobs for v in job.io_volume if v > 0)
+
+
+def _progress(quiet: bool, total: int, *, compiling: bool = True):
     """A rich progress bar on a terminal, else nothing. Until the first
-    progress report it says :data:`COMPILING` (the first report comes once
-    the kernels are compiled and running)."""
+    progress report it says :data:`COMPILING` when the kernels run compiled
+    (the first report comes once they are compiled and running)."""
     if quiet or not sys.stderr.isatty():
         return None, None
     from rich.progress import (
@@ -421,7 +429,8 @@ def _progress(quiet: bool, total: int):
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeRemainingColumn(), transient=True)
-    task = bar.add_task(f"replay ({COMPILING})", total=total)
+    task = bar.add_task(f"replay ({COMPILING})" if compiling else "replay",
+                        total=total)
 
     def report(done: int, _total: int) -> None:
         bar.update(task, completed=done, description="replay")
@@ -431,7 +440,7 @@ def _progress(quiet: bool, total: int):
 
 def _gang(args: argparse.Namespace) -> int:
     """Gang schedulers replay a gang workload (:mod:`opt_sched.gang`)."""
-    from ...gang.cli_entry import run_replay
+    from ..gang import run_replay
 
     args.workload = args.trace
     return run_replay(args)
@@ -554,6 +563,8 @@ def _registry_methods(args: argparse.Namespace) -> int:
                           f"names {len(chosen)} methods (give one method, or one "
                           "replay per method)")
     instance, trace, skips, conversion = _load(args)
+    phases = _io_phases(instance, conversion)
+    choose_kernels(len(chosen) * instance.num_jobs, len(chosen) * phases)
     for method in chosen:
         reason = method.supports(instance)
         if reason:
@@ -577,8 +588,6 @@ def _registry_methods(args: argparse.Namespace) -> int:
         from ...io import write_instance
 
         write_instance(instance, args.instance_out)
-    phases = conversion.num_io_phases if conversion is not None else sum(
-        1 for job in instance.jobs for v in job.io_volume if v > 0)
     if args.json:
         print_json({"trace": str(args.trace), "instance": instance.name,
                     "jobs": instance.num_jobs,
@@ -633,11 +642,14 @@ def _space_sharing(args: argparse.Namespace) -> int:
     instance, trace, skips, conversion = _load(args)
     instance, workflows = _with_workflows(args, instance)
     loaded = time.perf_counter() - t0
+    phases = _io_phases(instance, conversion)
+    kernels = choose_kernels(instance.num_jobs, phases)  # before any kernel import
     spec = execution_spec(args)
     scheduler = _scheduler(args, instance, spec,
                            woas=workflows is not None
                            and (args.workflow_mode or "woas") == "woas")
-    bar, callback = _progress(args.quiet or args.json, instance.num_jobs)
+    bar, callback = _progress(args.quiet or args.json, instance.num_jobs,
+                              compiling=kernels == "compiled")
     t1 = time.perf_counter()
     if bar is not None:
         with bar:
@@ -666,8 +678,6 @@ def _space_sharing(args: argparse.Namespace) -> int:
             window = window_gap(instance, schedule, *args.window,
                                 time_limit=args.window_time_limit)
     stats = summary(instance, schedule).to_dict()
-    phases = conversion.num_io_phases if conversion is not None else sum(
-        1 for job in instance.jobs for v in job.io_volume if v > 0)
     report = {
         "trace": str(args.trace), "instance": instance.name, "jobs": instance.num_jobs,
         "skipped": 0 if skips is None else skips.total_skipped,
@@ -677,7 +687,7 @@ def _space_sharing(args: argparse.Namespace) -> int:
         "bf_interval": getattr(scheduler, "bf_interval", None),
         "io_profile": args.io_profile, "io_phases": phases,
         "validated": bool(args.validate), "load_seconds": loaded,
-        "replay_seconds": replayed,
+        "replay_seconds": replayed, "kernels": kernels,
         "jobs_per_second": instance.num_jobs / replayed if replayed > 0 else None,
         **{k: stats[k] for k in ("makespan", "mean_wait", "max_wait",
                                  "mean_turnaround", "mean_slowdown",
@@ -701,8 +711,13 @@ def _space_sharing(args: argparse.Namespace) -> int:
     print(f"{instance.name}: {instance.num_jobs} jobs{skipped}, {phases} I/O phases, "
           f"scheduler {schedule.method}, execution {schedule.execution}"
           + (" (validated feasible)" if args.validate else ""))
-    print(f"replayed in {replayed:.2f} s ({report['jobs_per_second']:,.0f} jobs/s); "
-          f"loaded in {loaded:.2f} s")
+    print(f"replayed in {replayed:.2f} s ({report['jobs_per_second']:,.0f} jobs/s, "
+          f"kernels {kernels}); loaded in {loaded:.2f} s")
+    if kernels == "python" and python_seconds(instance.num_jobs, phases) > \
+            PYTHON_BUDGET_S:
+        print(f"kernels ran as Python: numba's cache is cold, and compiling them "
+              f"costs more than this replay; {ENV}=compiled compiles them once "
+              f"for faster replays after", file=sys.stderr)
     if args.bf_depth is None and report["bf_depth"] is not None:
         from ...scheduling.backfill_limits import LARGE_WORKLOAD, NO_DEPTH_LIMIT
 
