@@ -344,12 +344,22 @@ def max_flow_stretch_bounds(instance: Instance, *,
     # a job of length 0 has no deadline from the stretch (it counts 1)
     slope = np.array([job.length for job in jobs])
     base = np.where(slope > 0, base, math.inf)
+    return out | _deadline_bisection(instance, jobs, reservations, base, slope, alone,
+                                     expired)
+
+
+def _deadline_bisection(instance: Instance, jobs: list[_FlowJob],
+                        reservations: Reservations | None, base: np.ndarray,
+                        slope: np.ndarray, alone: float,
+                        expired: Expired | None) -> dict[str, float]:
+    """``{"deadline-bisection": x}``: the smallest ``x`` in ``[alone, 2 alone]``
+    (bisected) at which every job meets the deadline ``base_i + x slope_i``
+    in the relaxation; ``{}`` when the time runs out."""
     try:
         feasible = _deadline_tests(instance, jobs, reservations, base, slope, expired)
-        out["deadline-bisection"] = _bisect(feasible, alone, 2.0 * alone)
+        return {"deadline-bisection": _bisect(feasible, alone, 2.0 * alone)}
     except _OutOfTimeError:
-        pass
-    return out
+        return {}
 
 
 def reserved_makespan_bounds(instance: Instance, *,
@@ -362,12 +372,8 @@ def reserved_makespan_bounds(instance: Instance, *,
     out = {"alone": alone}
     base = np.zeros(len(jobs))
     slope = np.ones(len(jobs))
-    try:
-        feasible = _deadline_tests(instance, jobs, reservations, base, slope, expired)
-        out["deadline-bisection"] = _bisect(feasible, alone, 2.0 * alone)
-    except _OutOfTimeError:
-        pass
-    return out
+    return out | _deadline_bisection(instance, jobs, reservations, base, slope, alone,
+                                     expired)
 
 
 # -- front door -------------------------------------------------------------------

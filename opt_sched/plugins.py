@@ -39,14 +39,14 @@ later lookup that would load the group raises it again.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import UserError
 
-__all__ = ["GROUPS", "Group", "PluginError", "PluginMapping", "describe",
-           "load_group", "plugin_error"]
+__all__ = ["GROUPS", "Group", "PluginError", "PluginMapping", "build_registered",
+           "describe", "load_group", "plugin_error"]
 
 
 @dataclass(frozen=True)
@@ -239,3 +239,26 @@ class PluginMapping(MutableMapping[str, V]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._registry}: {', '.join(self._entries)})"
+
+
+def build_registered(registry: Mapping[str, Callable[..., Any]], what: str,
+                     name: str, options: Mapping[str, Any]) -> Any:
+    """``registry[name](**options)``: a fresh scheduler, execution model...
+
+    Raises
+    ------
+    OptionError
+        ``what={name!r} is unknown; choose one of ...`` (plug-ins included),
+        or an option the factory does not take (its ``TypeError``, one line).
+    """
+    from .errors import OptionError
+
+    try:
+        factory = registry[name]
+    except (KeyError, TypeError):
+        raise OptionError(f"{what}={name!r} is unknown; choose one of "
+                          f"{', '.join(sorted(registry))}") from None
+    try:
+        return factory(**options)
+    except TypeError as err:
+        raise OptionError(f"{what} {name!r}: {err}") from None

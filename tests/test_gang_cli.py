@@ -79,7 +79,7 @@ def test_generate_swf(tmp_path):
      "must be in [0, 1)"),
     (["generate", "--protocol", "swf", "--out", "w.json"], "needs --trace"),
     (["replay", "w.json", "--scheduler", "gs", "--quantum", "0", "--out", "x.csv"],
-     "must be positive"),
+     "must be a positive number"),
 ])
 def test_bad_input_exits_2(tmp_path, args, message):
     gang("generate", "--protocol", "jann", "--jobs", "5", "--out",

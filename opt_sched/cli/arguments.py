@@ -17,25 +17,39 @@ from ..files import check_writable
 from ..limits import MAX_VALUE, MIN_BANDWIDTH, MIN_NORMAL
 
 __all__ = ["add_execution_options", "add_table_options", "execution_spec", "flag",
-           "given_options", "non_negative_int", "output_path", "positive_float",
-           "positive_int", "rate", "refuse_options", "seed", "sensibility"]
+           "given_options", "non_negative_float", "non_negative_int", "output_path",
+           "positive_float", "positive_int", "rate", "refuse_options", "seed",
+           "sensibility"]
+
+
+def _finite(text: str, condition: str) -> float:
+    """``text`` as a finite float, or the one-line error ``must be
+    <condition>`` (a NaN fails every comparison, so it is refused too)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    ok = value > 0 if condition == "a positive number" else value >= 0
+    if not ok or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must be {condition}")
+    return value
 
 
 def positive_float(text: str) -> float:
     """A finite number ``> 0`` (time limits, tolerances, multipliers), at
     least the smallest normal float (a subnormal's reciprocal is infinite,
     :mod:`opt_sched.limits`)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+    value = _finite(text, "a positive number")
     if value < MIN_NORMAL:
         raise argparse.ArgumentTypeError(f"{text!r} is below the smallest normal "
                                          f"number {MIN_NORMAL:g} (MIN_NORMAL, "
                                          f"opt_sched.limits)")
     return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number ``>= 0`` (seconds, costs)."""
+    return _finite(text, "a number >= 0")
 
 
 def rate(text: str) -> float:

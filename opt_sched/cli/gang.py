@@ -35,12 +35,20 @@ from typing import Any
 
 from ..errors import OptionError, UserError
 from ..files import atomic_write_text
-from .arguments import output_path, seed
+from .arguments import (
+    non_negative_float,
+    non_negative_int,
+    output_path,
+    positive_float,
+    positive_int,
+    seed,
+)
 from .exit_codes import EXIT_INTERRUPTED, EXIT_OK
 from .parser import OneLineParser
 
 __all__ = [
     "add_arguments",
+    "add_gang_options",
     "add_generate_arguments",
     "add_replay_arguments",
     "main",
@@ -48,32 +56,6 @@ __all__ = [
     "run_generate",
     "run_replay",
 ]
-
-def _positive(kind: type) -> Any:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") \
-                from None
-        if not value > 0 or (kind is float and not math.isfinite(value)):
-            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-        return value
-    return parse
-
-
-def _non_negative(kind: type) -> Any:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") \
-                from None
-        if not value >= 0 or (kind is float and not math.isfinite(value)):
-            raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-        return value
-    return parse
-
 
 def _intensity(text: str) -> float | str:
     if text == "mixed":
@@ -97,14 +79,14 @@ def add_generate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--io-intensity", type=_intensity, default=0.5,
                         help="r of every job (0.1, 0.33, 0.5 in the seed) or "
                              "'mixed' (jann; default 0.5)")
-    parser.add_argument("--mean-runtime", type=_positive(float), default=3102.0,
+    parser.add_argument("--mean-runtime", type=positive_float, default=3102.0,
                         help="mean all-local execution time in seconds (jann; "
                              "default 3102)")
-    parser.add_argument("--mean-interarrival", type=_positive(float), default=583.0,
+    parser.add_argument("--mean-interarrival", type=positive_float, default=583.0,
                         help="mean inter-arrival time in seconds (jann; default 583)")
-    parser.add_argument("--jobs", type=_positive(int), default=None,
+    parser.add_argument("--jobs", type=positive_int, default=None,
                         help="number of jobs (jann: default 10000; swf: the first N)")
-    parser.add_argument("--nodes", type=_positive(int), default=None,
+    parser.add_argument("--nodes", type=positive_int, default=None,
                         help="machine size (jann: default 320; swf: the header's)")
     parser.add_argument("--trace", default=None, help="SWF file (swf protocol)")
     parser.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
@@ -178,23 +160,33 @@ def _refuse_dropped_jobs(workload: Any, nodes: int | None) -> None:
 
 
 # -- replay ------------------------------------------------------------------------
+def add_gang_options(parser: Any) -> None:
+    """The gang schedulers' options (``--mpl``, ``--quantum``,
+    ``--migration-budget``, ``--migration-cost``, ``--placement``), one
+    definition for ``opt-sched replay`` and ``python -m opt_sched.gang
+    replay``; ``parser`` may be an argument group."""
+    from ..gang.placement import PLACEMENTS
+
+    parser.add_argument("--mpl", type=positive_int, default=5,
+                        help="multiprogramming level: rows of the matrix (default 5)")
+    parser.add_argument("--quantum", type=positive_float, default=200.0,
+                        help="time slice T in seconds (default 200)")
+    parser.add_argument("--migration-budget", type=non_negative_int, default=64,
+                        help="Q: tasks migrated per slice (migrate-iogs; default 64)")
+    parser.add_argument("--migration-cost", type=non_negative_float, default=20.0,
+                        help="C: migration cost in seconds (migrate-iogs; default 20)")
+    parser.add_argument("--placement", choices=PLACEMENTS, default=None,
+                        help="file-node placement (default: the workload's, else "
+                             "random)")
+
+
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``replay`` for gang workloads."""
     from ..gang.schedulers import GANG_SCHEDULERS
 
     parser.add_argument("workload", help="gang workload JSON (from generate)")
     parser.add_argument("--scheduler", choices=tuple(GANG_SCHEDULERS), required=True)
-    parser.add_argument("--mpl", type=_positive(int), default=5,
-                        help="multiprogramming level: rows of the matrix (default 5)")
-    parser.add_argument("--quantum", type=_positive(float), default=200.0,
-                        help="time slice T in seconds (default 200)")
-    parser.add_argument("--migration-budget", type=_non_negative(int), default=64,
-                        help="Q: tasks migrated per slice (migrate-iogs; default 64)")
-    parser.add_argument("--migration-cost", type=_non_negative(float), default=20.0,
-                        help="C: migration cost in seconds (migrate-iogs; default 20)")
-    parser.add_argument("--placement", choices=("random", "contiguous"), default=None,
-                        help="draw the file nodes (default: the workload's, else "
-                             "random)")
+    add_gang_options(parser)
     parser.add_argument("--seed", type=seed, default=0,
                         help="seed of the file-node placement (default 0)")
     parser.add_argument("--out", type=output_path, default=None,

@@ -22,9 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
-from ..errors import OptionError
 from ..lazy import lazy_exports
-from ..plugins import PluginMapping, describe
+from ..plugins import PluginMapping, build_registered, describe
 from .base import ExecutionModel, JobPhases
 from .exclusive import Exclusive
 from .shared import RateRecord, Shared
@@ -76,12 +75,5 @@ def get_execution_model(name: str, **options: Any) -> ExecutionModel:
     OptionError
         Unknown name or option.
     """
-    try:
-        factory = EXECUTION_MODELS[name]
-    except (KeyError, TypeError):
-        raise OptionError(f"execution={name!r} is unknown; choose one of "
-                          f"{', '.join(sorted(EXECUTION_MODELS))}") from None
-    try:
-        return factory(**{k: v for k, v in options.items() if v is not None})
-    except TypeError as err:
-        raise OptionError(f"execution {name!r}: {err}") from None
+    return build_registered(EXECUTION_MODELS, "execution", name,
+                            {k: v for k, v in options.items() if v is not None})

@@ -38,9 +38,8 @@ from collections.abc import Callable, MutableMapping
 from functools import wraps
 from typing import Any
 
-from ..errors import OptionError
 from ..lazy import lazy_exports
-from ..plugins import PluginMapping, describe
+from ..plugins import PluginMapping, build_registered, describe
 from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
 from .replay import replay as _replay_engine
 
@@ -161,12 +160,4 @@ def get_scheduler(name: str, **options: Any) -> Scheduler:
     OptionError
         Unknown name, or an option the scheduler does not take.
     """
-    try:
-        factory = SCHEDULERS[name]
-    except (KeyError, TypeError):
-        raise OptionError(f"scheduler={name!r} is unknown; choose one of "
-                          f"{', '.join(sorted(SCHEDULERS))}") from None
-    try:
-        return factory(**options)
-    except TypeError as err:
-        raise OptionError(f"scheduler {name!r}: {err}") from None
+    return build_registered(SCHEDULERS, "scheduler", name, options)

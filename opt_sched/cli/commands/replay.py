@@ -48,7 +48,7 @@ from ..arguments import (
     add_execution_options,
     execution_spec,
     given_options,
-    non_negative_int,
+    non_negative_float,
     output_path,
     positive_float,
     positive_int,
@@ -97,17 +97,6 @@ def _job_window(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"{text!r}: START must be >= 0 and COUNT "
                                          ">= 1")
     return start, count
-
-
-def non_negative_float(text: str) -> float:
-    """A finite number ``>= 0`` (seconds)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value >= 0 or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a number >= 0")
-    return value
 
 
 DEFAULT_SCHEDULER = "easy"
@@ -228,20 +217,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(models/window-gap.md)")
     parser.add_argument("--window-time-limit", type=positive_float, default=30.0,
                         help="seconds of each CP-SAT window bound (default 30)")
-    gang = parser.add_argument_group("gang scheduling (seed 004)")
-    gang.add_argument("--mpl", type=positive_int, default=5,
-                      help="multiprogramming level: rows of the matrix (default 5)")
-    gang.add_argument("--quantum", type=positive_float, default=200.0,
-                      help="time slice T in seconds (default 200)")
-    gang.add_argument("--migration-budget", type=non_negative_int, default=64,
-                      help="Q: tasks migrated per slice (migrate-iogs; default 64)")
-    gang.add_argument("--migration-cost", type=non_negative_float, default=20.0,
-                      help="C: migration cost in seconds (migrate-iogs; default 20)")
-    from ...gang.placement import PLACEMENTS
+    from ..gang import add_gang_options
 
-    gang.add_argument("--placement", choices=PLACEMENTS, default=None,
-                      help="file-node placement (default: the workload's, else "
-                           "random)")
+    add_gang_options(parser.add_argument_group("gang scheduling (seed 004)"))
 
 
 def _instance_data(path: Path) -> dict | None:
@@ -576,9 +554,9 @@ def _registry_methods(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         schedule = method.run(instance, seed=args.seed, execution=spec)
         seconds = time.perf_counter() - t0
-        if args.validate:
-            assert_feasible(instance, schedule)
-        stats = summary(instance, schedule).to_dict()
+        # the validator's phase table serves the summary: built once
+        table = assert_feasible(instance, schedule).table if args.validate else None
+        stats = summary(instance, schedule, phase_table=table).to_dict()
         rows.append({"method": schedule.method, "execution": schedule.execution,
                      **{key: stats[key] for key in ROW_KEYS},
                      "validated": bool(args.validate), "replay_seconds": seconds})
@@ -662,8 +640,8 @@ def _space_sharing(args: argparse.Namespace) -> int:
                           policy=args.io_policy,
                           kill_at_walltime=args.kill_at_walltime)
     replayed = time.perf_counter() - t1
-    if args.validate:
-        assert_feasible(instance, schedule)
+    # the validator's phase table serves the summary below: built once
+    table = assert_feasible(instance, schedule).table if args.validate else None
     _write_outputs(args, instance, schedule, trace)
     if args.instance_out:
         write_instance(instance, args.instance_out)
@@ -677,7 +655,7 @@ def _space_sharing(args: argparse.Namespace) -> int:
                             quiet=args.quiet):
             window = window_gap(instance, schedule, *args.window,
                                 time_limit=args.window_time_limit)
-    stats = summary(instance, schedule).to_dict()
+    stats = summary(instance, schedule, phase_table=table).to_dict()
     report = {
         "trace": str(args.trace), "instance": instance.name, "jobs": instance.num_jobs,
         "skipped": 0 if skips is None else skips.total_skipped,

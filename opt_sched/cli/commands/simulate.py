@@ -75,10 +75,10 @@ def run(args: argparse.Namespace) -> int:
     instance = read_instance(args.instance)
     plan = build_plan(instance, args)
     schedule = execute_plan(instance, plan, spec, policy=args.io_policy)
-    assert_feasible(instance, schedule)
+    report = assert_feasible(instance, schedule)
     if args.out:
         write_schedule(schedule, args.out, instance)
-    stats = summary(instance, schedule)
+    stats = summary(instance, schedule, phase_table=report.table)
     if args.json:
         print_json({"instance": instance.name, "method": schedule.method,
                     "execution": spec.label, "feasible": True, **stats.to_dict()})
