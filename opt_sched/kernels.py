@@ -104,13 +104,8 @@ def choose_kernels(jobs: int, io_phases: int) -> str:
         seconds = python_seconds(jobs, io_phases)
         cold = seconds <= COLD_PYTHON_S and not is_cached(*KERNELS[io_phases > 0])
         wanted = "python" if seconds <= PYTHON_BUDGET_S or cold else "compiled"
+    from numba import config
+
     if wanted == "python" and _FIRST_KERNEL not in sys.modules:
-        from numba import config
-
-        config.DISABLE_JIT = True
-        return "python"
-    if _FIRST_KERNEL in sys.modules:
-        from numba import config
-
-        return "python" if config.DISABLE_JIT else "compiled"
-    return "compiled"
+        config.DISABLE_JIT = True  # read by @njit when the kernel modules load
+    return "python" if config.DISABLE_JIT else "compiled"

@@ -587,7 +587,6 @@ def _registry_methods(args: argparse.Namespace) -> int:
 def _write_outputs(args: argparse.Namespace, instance, schedule, trace) -> None:
     """The outputs of one schedule: ``--out``, ``--swf``, ``--schedule``,
     ``--gantt``, ``--usage``."""
-    from ...files import atomic_path
     from ...io import write_schedule
     from ...traces import write_out_jobs, write_swf
 
@@ -599,7 +598,7 @@ def _write_outputs(args: argparse.Namespace, instance, schedule, trace) -> None:
         write_schedule(schedule, args.schedule, instance)
     for option, kind in ((args.gantt, "gantt"), (args.usage, "usage")):
         if option:
-            _draw(kind, instance, schedule, option, args.gantt_window, atomic_path)
+            _draw(kind, instance, schedule, option, args.gantt_window)
 
 
 def _say_written(args: argparse.Namespace) -> None:
@@ -742,18 +741,12 @@ def _window_text(window: dict) -> str:
     return "\n".join(lines)
 
 
-def _draw(kind, instance, schedule, path, window, atomic_path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def _draw(kind, instance, schedule, path, window) -> None:
     from ...plot import plot_gantt, plot_usage
+    from ...plot.pyplot import save_figure
 
     if kind == "gantt":
         figure = plot_gantt(instance, schedule, window=window).figure
     else:
         figure = plot_usage(instance, schedule, window=window)
-    with atomic_path(path) as temporary:
-        figure.savefig(temporary, dpi=130, format="png")
-    plt.close(figure)
+    save_figure(figure, path, dpi=130, format="png")
