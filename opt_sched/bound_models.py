@@ -152,6 +152,11 @@ def _keep(values: Mapping[str, float], table: Mapping[str, frozenset[str]],
             if holds(table, name, execution)}
 
 
+def _listed(table: Mapping[str, frozenset[str]], name: str) -> bool:
+    """Some bound of ``table`` holds under model ``name``."""
+    return any(name in models for models in table.values())
+
+
 def makespan_bounds_under(instance: Instance, execution: object = None, *,
                           fixed_start: bool = False,
                           expired: Expired | None = None) -> dict[str, float]:
@@ -159,12 +164,11 @@ def makespan_bounds_under(instance: Instance, execution: object = None, *,
     under ``shared`` :func:`opt_sched.bounds_shared.shared_makespan_bounds`)
     that hold under ``execution``, by name; ``{}`` when none does."""
     name = model_name(execution)
-    if not any(name in models for models in bounds.HOLDS_UNDER.values()) and (
-            name not in {m for ms in bounds_shared.HOLDS_UNDER.values() for m in ms}):
-        return {}
-    out = _keep(bounds.makespan_bounds(instance, fixed_start=fixed_start,
-                                       expired=expired), bounds.HOLDS_UNDER, name)
-    if name == "shared":
+    out: dict[str, float] = {}
+    if _listed(bounds.HOLDS_UNDER, name):
+        out = _keep(bounds.makespan_bounds(instance, fixed_start=fixed_start,
+                                           expired=expired), bounds.HOLDS_UNDER, name)
+    if _listed(bounds_shared.HOLDS_UNDER, name):  # they read the model's options
         out.update(_keep(bounds_shared.shared_makespan_bounds(
             instance, ExecutionSpec.parse(execution)), bounds_shared.HOLDS_UNDER, name))
     return out
@@ -175,7 +179,7 @@ def max_stretch_bounds_under(instance: Instance, execution: object = None, *,
                              expired: Expired | None = None) -> dict[str, float]:
     """The max-stretch bounds (:func:`opt_sched.bounds.max_stretch_bounds`)
     that hold under ``execution``, by name."""
-    if not any(model_name(execution) in m for m in bounds.HOLDS_UNDER.values()):
+    if not _listed(bounds.HOLDS_UNDER, model_name(execution)):
         return {}
     return _keep(bounds.max_stretch_bounds(instance, fixed_start=fixed_start,
                                            expired=expired), bounds.HOLDS_UNDER,

@@ -46,7 +46,7 @@ from typing import Any, TypeVar
 from .errors import UserError
 
 __all__ = ["GROUPS", "Group", "PluginError", "PluginMapping", "build_registered",
-           "describe", "load_group", "plugin_error"]
+           "check_named", "describe", "load_group", "plugin_error"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,25 @@ def describe(value: object) -> str:
     if isinstance(name, str):
         return f"{getattr(value, '__module__', '?')}.{name}"
     return f"a {type(value).__module__}.{type(value).__qualname__} object"
+
+
+def check_named(value: object, kind: type, name: str) -> None:
+    """A plug-in's object must be a ``kind`` whose ``name`` is the entry
+    point's (a method entry, a policy, a generator, an experiment).
+
+    Raises
+    ------
+    TypeError
+        Not a ``kind``.
+    ValueError
+        Named otherwise.
+    """
+    if not isinstance(value, kind):
+        raise TypeError(f"{describe(value)} is not an "
+                        f"{kind.__module__}.{kind.__qualname__}")
+    found = getattr(value, "name", None)
+    if found != name:
+        raise ValueError(f"the {kind.__name__} is named {found!r}, not {name!r}")
 
 
 def _reason(err: BaseException) -> str:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SpecError
-from ..plugins import PluginMapping, describe
+from ..plugins import PluginMapping, check_named
 from .sources import resolve_params
 from .task import InstanceSource
 
@@ -66,9 +66,7 @@ class Experiment:
 
 
 def _check(name: str, value: Any) -> None:
-    if not isinstance(value, Experiment) or value.name != name:
-        raise TypeError(f"an experiment is an Experiment named {name!r}, not "
-                        f"{describe(value)}")
+    check_named(value, Experiment, name)
 
 
 EXPERIMENTS: PluginMapping[Experiment] = PluginMapping("experiments", {}, _check)

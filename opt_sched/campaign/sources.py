@@ -82,7 +82,7 @@ from typing import Any
 
 from ..errors import InstanceError, SpecError
 from ..instance import Instance
-from ..plugins import PluginMapping, describe
+from ..plugins import PluginMapping, check_named
 from .task import InstanceSource
 
 __all__ = [
@@ -215,9 +215,7 @@ _OPTIONAL_SEED = _int_at_least("seed", 0, required=False, default=0)
 _OPTIONAL_JOBS = _int_at_least("jobs", 1, required=False, default=None)
 
 def _check_generator(name: str, value: Any) -> None:
-    if not isinstance(value, Generator) or value.name != name:
-        raise TypeError(f"a generator is an opt_sched.campaign.sources.Generator "
-                        f"named {name!r}, not {describe(value)}")
+    check_named(value, Generator, name)
 
 
 GENERATORS: PluginMapping[Generator] = PluginMapping("generators", {

@@ -40,8 +40,7 @@ from collections.abc import Iterable
 
 from ..errors import OptionError, SpecError
 from ..instance import Instance
-from ..plugins import describe as describe_object
-from ..plugins import load_group
+from ..plugins import check_named, load_group
 from .entries import (
     DEFAULT_POLICY,
     BoundStage,
@@ -201,11 +200,7 @@ def unregister_stage(name: str) -> None:
 # -- plug-ins and schedulers -------------------------------------------------------
 def _add_plugin(name: str, entry: object) -> None:
     """Register the :class:`MethodEntry` of plug-in ``name``."""
-    if not isinstance(entry, MethodEntry):
-        raise TypeError(f"{describe_object(entry)} is not an "
-                        f"opt_sched.methods.MethodEntry")
-    if entry.name != name:
-        raise ValueError(f"the entry is named {entry.name!r}, not {name!r}")
+    check_named(entry, MethodEntry, name)
     register(entry)
 
 

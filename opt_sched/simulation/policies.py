@@ -45,7 +45,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import OptionError
-from ..plugins import describe, load_group
+from ..plugins import check_named, load_group
 from .kernel import MODE_FIFO, MODE_STATIC, MODE_STRETCH, segment_cumsum
 
 __all__ = [
@@ -176,11 +176,7 @@ _MODES = (MODE_STATIC, MODE_FIFO, MODE_STRETCH)
 def _add_plugin(name: str, policy: object) -> None:
     """Register the policy of plug-in ``name`` (:func:`register_policy`'s
     contract; its name must be the entry point's)."""
-    if not isinstance(policy, Policy):
-        raise TypeError(f"{describe(policy)} is not an "
-                        f"opt_sched.simulation.policies.Policy")
-    if policy.name != name:
-        raise ValueError(f"the policy is named {policy.name!r}, not {name!r}")
+    check_named(policy, Policy, name)
     register_policy(policy)
 
 

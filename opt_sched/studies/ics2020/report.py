@@ -22,15 +22,11 @@ and gaps, as ``--no-bounds`` did. Failed or pending tasks are left out.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
-from opt_sched.files import atomic_write_csv as write_csv
 
 __all__ = ["raw_tables", "write_report"]
 
@@ -98,15 +94,12 @@ def write_report(spec: Any, rows: Mapping[str, Mapping[str, Any]], out: Path
                  ) -> list[Path]:
     """The raw and derived tables (``raw_<name>.csv``, ``<name>.csv``) and
     the PNG figures of seed 003 into ``out``, each written atomically."""
-    from opt_sched.studies.ics2020.experiment import derive_tables, plot_all
+    from opt_sched.studies.ics2020.experiment import (
+        derive_tables,
+        plot_all,
+        write_tables,
+    )
 
     raw = raw_tables(spec, rows)
     tables = derive_tables(raw)
-    written = [write_csv(table, out / f"{name}.csv") for name, table in
-               {**{f"raw_{k}": v for k, v in raw.items()}, **tables}.items()]
-    with tempfile.TemporaryDirectory(dir=out, prefix=".figures.") as tmp:
-        for png in plot_all(tables, Path(tmp)):
-            target = out / png.name
-            os.replace(png, target)
-            written.append(target)
-    return written
+    return write_tables(raw, tables, out) + plot_all(tables, out)
