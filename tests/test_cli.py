@@ -59,8 +59,11 @@ def test_validate_json_lists_violations(tmp_path, capsys):
     (["simulate", "nope.json"], "nope.json: no such file"),
     (["simulate", TUCAN, "--io-policy", "random-walk"], "random-walk"),
     (["simulate", TUCAN, "--plan", "packs"], "--plan packs needs --plan-file"),
-    (["simulate", TUCAN, "--plan", "teleport"], "invalid choice: 'teleport'"),
-    (["simulate", TUCAN, "--sensibility", "-1"], "must be a positive number"),
+    (["simulate", TUCAN, "--plan", "teleport"], "unknown method 'teleport'"),
+    (["simulate", TUCAN, "--plan", "make-pack(S=-1)+lpt"], "S='-1' must be > 0"),
+    (["simulate", TUCAN, "--plan", "fcfs"], "online scheduler"),
+    (["simulate", TUCAN, "--plan", "one-pack/fifo", "--io-policy", "lifo"],
+     "leave out --io-policy"),
     (["validate", TUCAN, str(INSTANCES / "tiny2.json")], "schedule"),
     (["bounds"], "the following arguments are required"),
 ])

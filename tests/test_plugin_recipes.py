@@ -111,6 +111,24 @@ def test_a_heuristic_plugin_in_compare_by_default(plugin, tmp_path):
         direct_makespan(plugin, f"{HEURISTIC}+lpt/fifo"), rel=1e-12)
 
 
+def test_a_heuristic_plugin_is_a_plan_of_simulate(plugin, tmp_path):
+    """``simulate --plan widest-first+lpt`` executes the plug-in's plan: the
+    makespan of the method itself; under the plug-in's I/O policy too
+    (``simulate`` validates every schedule it prints)."""
+    spec = f"{HEURISTIC}+lpt"
+    for policy in ("fifo", POLICY):
+        done = opt_sched(plugin, "simulate", str(TINY), "--plan", spec,
+                         "--io-policy", policy, "--json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        row = json.loads(done.stdout)
+        assert row["feasible"] is True and row["method"].endswith(policy)
+    assert row["makespan"] > 0
+    fifo = opt_sched(plugin, "simulate", str(TINY), "--plan", f"{spec}/fifo", "--json",
+                     cwd=tmp_path)
+    assert json.loads(fifo.stdout)["makespan"] == pytest.approx(
+        direct_makespan(plugin, f"{spec}/fifo"), rel=1e-12)
+
+
 def test_a_heuristic_and_an_exact_model_plugin_in_gap(plugin, tmp_path):
     """``gap`` runs the plug-in solver (IO-SCHED, tiny5) beside the policy
     plug-in's one-pack row, and the heuristic on an HPC-IO instance against

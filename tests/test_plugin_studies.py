@@ -171,3 +171,27 @@ def test_the_framework_reaches_the_seed_studies_only_by_entry_points():
                     for i in graph.find_modules_directly_imported_by(m)
                     if i in studies)
     assert upward == [], json.dumps(upward)
+
+
+def test_a_plugin_generator_reaches_generate(study, tmp_path):
+    """``opt-sched generate --protocol tiny-study`` builds the plug-in's
+    instance (the same jobs as the plug-in's own function), its parameters
+    are options, and an option it does not take is refused naming it."""
+    from opt_sched.io import read_instance
+
+    out = tmp_path / "tiny.json"
+    done = opt_sched(study, "generate", "--protocol", "tiny-study", "--seed", "3",
+                     "--jobs", "4", "--out", str(out), "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["params"] == {"seed": 3, "jobs": 4}
+    module = load_source(study / "mystudy" / "study.py")
+    assert read_instance(out) == module.tiny({"seed": 3, "jobs": 4})
+    listed = opt_sched(study, "generate", "--help", cwd=tmp_path)
+    assert "tiny-study" in listed.stdout
+    foreign = opt_sched(study, "generate", "--protocol", "tiny-study", "--seed", "3",
+                        "--jobs", "4", "--batch", "2", "--out", str(out), cwd=tmp_path)
+    assert foreign.returncode == 2
+    assert "--batch does not apply to protocol tiny-study" in foreign.stderr
+    missing = opt_sched(study, "generate", "--protocol", "tiny-study", "--seed", "3",
+                        "--out", str(out), cwd=tmp_path)
+    assert missing.returncode == 2 and "jobs is missing" in missing.stderr

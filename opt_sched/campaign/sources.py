@@ -65,6 +65,20 @@ Generators
     gang workload, ``r`` drawn per job) -- ``seed`` (int, default 0),
     ``placement`` (default ``random``), ``jobs`` (int, default: all).
 
+``mira``, ``uniform``; ``goponenko-w1``, ``goponenko-w2``
+    The named workloads of seeds 000 and 001 (``ijhpca2023`` with its
+    family fixed, with the parameter ``io_profile``; ``goponenko`` with its
+    workload fixed, declaring the shared execution model it runs under).
+``nersc-edison``, ``nersc-fit``
+    :func:`opt_sched.workloads.nersc.generate_nersc` (seed 002) -- the
+    NERSC-calibrated model, or the model fitted to the SWF file ``trace``
+    (str, required); ``seed`` (default 0), ``nodes`` (default: the
+    model's), ``days`` (default 5), ``users``, ``accounts`` (default 1).
+
+Every generator is also a protocol of ``opt-sched generate``: its
+parameters become options, ``cli_defaults`` fills the required ones left
+out there.
+
 Tasks that share a *family* (the same draw: a generator's parameters other
 than the platform ones, or the same file) are run together in one chunk by
 one worker (:func:`family`), so the instance is built once.
@@ -75,7 +89,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -83,6 +97,7 @@ from typing import Any
 from ..errors import InstanceError, SpecError
 from ..instance import Instance
 from ..plugins import PluginMapping, check_named
+from ..workloads.goponenko import EXECUTION as GOPONENKO_EXECUTION
 from .task import InstanceSource
 
 __all__ = [
@@ -128,14 +143,36 @@ def _positive(name: str, **kw: Any) -> Parameter:
 
 @dataclass(frozen=True)
 class Generator:
-    """A seeded workload generator (see the module docstring); ``workload``
-    is the kind it makes, ``"hpc"`` or ``"gang"``."""
+    """A seeded workload generator (see the module docstring).
+
+    Attributes
+    ----------
+    name, params, build
+        The registry key, the typed parameters, and the function that makes
+        the workload from the resolved parameters.
+    platform_params
+        The parameters that only change the platform (tasks that differ in
+        them share one draw, :func:`family`).
+    workload
+        The kind it makes, ``"hpc"`` or ``"gang"``.
+    help
+        One line for ``opt-sched generate --help``.
+    cli_defaults
+        What ``opt-sched generate`` assumes for a required parameter left out
+        (a one-off workload; a campaign spec must still name it).
+    execution
+        The execution model the workload is meant to run under
+        (``{"model": "shared", ...}``), or ``None`` (any).
+    """
 
     name: str
     params: tuple[Parameter, ...]
     build: Callable[[Mapping[str, Any]], Instance]
     platform_params: tuple[str, ...] = ()
     workload: str = "hpc"
+    help: str = ""
+    cli_defaults: Mapping[str, Any] = field(default_factory=dict)
+    execution: Mapping[str, Any] | None = None
 
 
 @lru_cache(maxsize=16)
@@ -184,6 +221,35 @@ def _build_goponenko(params: Mapping[str, Any]) -> Instance:
     return goponenko_workload(params["workload"], params["nodes"], params["repeats"])
 
 
+def _ijhpca2023_family(family: str) -> Callable[[Mapping[str, Any]], Instance]:
+    """The builder of seed 000's ``family`` workload (``mira``, ``uniform``)
+    with the parameter names of ``opt-sched generate``."""
+    def build(params: Mapping[str, Any]) -> Instance:
+        return _build_ijhpca2023({**params, "family": family,
+                                  "profile": params["io_profile"],
+                                  "copy_jobs": None, "copy_iterations": None})
+    return build
+
+
+def _goponenko_workload(workload: int) -> Callable[[Mapping[str, Any]], Instance]:
+    """The builder of seed 001's HPC-cluster workload 1 or 2."""
+    def build(params: Mapping[str, Any]) -> Instance:
+        return _build_goponenko({**params, "workload": workload})
+    return build
+
+
+def _nersc(model: str | None) -> Callable[[Mapping[str, Any]], Instance]:
+    """The builder of seed 002's NERSC-calibrated workload (``model``), or of
+    the model fitted to the SWF trace named by the ``trace`` parameter."""
+    def build(params: Mapping[str, Any]) -> Instance:
+        from ..workloads.nersc import DAY, generate_nersc
+
+        return generate_nersc(model or f"fit:{params['trace']}", nodes=params["nodes"],
+                              duration=params["days"] * DAY, seed=params["seed"],
+                              users=params["users"], accounts=params["accounts"])
+    return build
+
+
 def _build_kth(params: Mapping[str, Any]) -> Instance:
     from ..workloads.kth import kth_workload
 
@@ -194,6 +260,13 @@ def _build_kth(params: Mapping[str, Any]) -> Instance:
 def _build_jann(params: Mapping[str, Any]) -> Any:
     from ..gang.experiments import jann_point_workload
 
+    if params["placement"] == "none":  # no file nodes drawn
+        from ..gang.jann import jann_workload
+
+        return jann_workload(params["jobs"], params["mean_runtime"],
+                             params["io_intensity"], params["seed"],
+                             mean_interarrival=params["mean_interarrival"],
+                             nodes=params["nodes"])
     return jann_point_workload(params["io_intensity"], params["mean_runtime"],
                                params["seed"], jobs=params["jobs"],
                                placement=params["placement"],
@@ -224,8 +297,11 @@ GENERATORS: PluginMapping[Generator] = PluginMapping("generators", {
         (_positive("alpha_gen"), _SEED,
          _int_at_least("io_nodes", 1, required=False, default=1),
          _int_at_least("n_jobs", 1, required=False, default=None)),
-        _build_ics2020, platform_params=("io_nodes",)),
-    "tucan": Generator("tucan", (_positive("batch"),), _build_tucan),
+        _build_ics2020, platform_params=("io_nodes",),
+        help="seed 003 §6.2.2 synthetic workload",
+        cli_defaults={"alpha_gen": 1.0, "seed": 0}),
+    "tucan": Generator("tucan", (_positive("batch"),), _build_tucan,
+                       help="seed 003 Table 1 (Tucan)", cli_defaults={"batch": 1.0}),
     "ijhpca2023": Generator(
         "ijhpca2023",
         (Parameter("family", "str", choices=("mira", "uniform")),
@@ -237,30 +313,66 @@ GENERATORS: PluginMapping[Generator] = PluginMapping("generators", {
          _int_at_least("jobs", 1, required=False, default=100),
          _int_at_least("copy_jobs", 1, required=False, default=None),
          _int_at_least("copy_iterations", 1, required=False, default=None)),
-        _build_ijhpca2023),
+        _build_ijhpca2023, help="seed 000's workloads (mira, uniform)"),
     "goponenko": Generator(
         "goponenko",
         (Parameter("workload", "int", minimum=1, maximum=2),
          _int_at_least("nodes", 8, required=False, default=256),  # write x 8 jobs
          _int_at_least("repeats", 1, required=False, default=None)),
-        _build_goponenko),
+        _build_goponenko, help="seed 001's HPC-cluster workloads 1 and 2"),
     "kth-sp2": Generator(
         "kth-sp2",
         (_positive("alpha"), _OPTIONAL_SEED,
          _positive("bandwidth", required=False, default=20.0), _OPTIONAL_JOBS),
-        _build_kth),
+        _build_kth, help="KTH-SP2 with Darshan-Cori I/O"),
     "jann": Generator(
         "jann",
         (Parameter("io_intensity", "float", choices=("mixed",), minimum=0,
                    exclusive_maximum=1),
          _positive("mean_runtime"), _OPTIONAL_SEED,
-         _int_at_least("jobs", 1, required=False, default=10_000), _PLACEMENT,
+         _int_at_least("jobs", 1, required=False, default=10_000),
+         Parameter("placement", "str", required=False, default="random",
+                   choices=("random", "contiguous", "none")),
          _int_at_least("nodes", 1, required=False, default=320),
          _positive("mean_interarrival", required=False, default=583.0)),
-        _build_jann, workload="gang"),
+        _build_jann, workload="gang",
+        help="seed 004's gang workload (Jann et al. model)",
+        cli_defaults={"io_intensity": 0.5, "mean_runtime": 3102.0,
+                      "placement": "none"}),
     "gang-kth": Generator(
         "gang-kth", (_OPTIONAL_SEED, _PLACEMENT, _OPTIONAL_JOBS), _build_gang_kth,
-        workload="gang"),
+        workload="gang", help="KTH-SP2 as a gang workload (seed 004)"),
+    **{family: Generator(
+        family,
+        (Parameter("io_profile", "str", required=False, default="bn",
+                   choices=("bn", "no")),
+         Parameter("alpha", "float", required=False, default=0.5, exclusive_minimum=0,
+                   exclusive_maximum=1),
+         _OPTIONAL_SEED,
+         Parameter("variant", "str", required=False, default="calibrated",
+                   choices=("calibrated", "literal")),
+         _int_at_least("jobs", 1, required=False, default=100)),
+        _ijhpca2023_family(family),
+        help=f"seed 000's {family} workload (ijhpca2023 with family={family})")
+       for family in ("mira", "uniform")},
+    **{f"goponenko-w{k}": Generator(
+        f"goponenko-w{k}",
+        (_int_at_least("nodes", 8, required=False, default=256),
+         _int_at_least("repeats", 1, required=False, default=None)),
+        _goponenko_workload(k), execution={"model": "shared", **GOPONENKO_EXECUTION},
+        help=f"seed 001's HPC-cluster workload {k}; run it under the shared model")
+       for k in (1, 2)},
+    **{name: Generator(
+        name,
+        (*((Parameter("trace", "str"),) if model is None else ()),
+         _OPTIONAL_SEED, _int_at_least("nodes", 1, required=False, default=None),
+         _positive("days", required=False, default=5.0),
+         _int_at_least("users", 1, required=False, default=None),
+         _int_at_least("accounts", 1, required=False, default=1)),
+        _nersc(model),
+        help=("seed 002's NERSC-calibrated workload" if model else
+              "seed 002's model fitted to the SWF trace --trace"))
+       for name, model in (("nersc-edison", "nersc-edison"), ("nersc-fit", None))},
 }, _check_generator)
 """Generator name -> :class:`Generator`: the built-in ones, then the entry
 points of the group ``opt_sched.generators`` (:mod:`opt_sched.plugins`),

@@ -1,8 +1,11 @@
 """Plans named on the command line, and plan files checked against the
 instance before anything is simulated.
 
-``--plan one-pack | make-pack | first-fit`` build the plan from the instance.
-``--plan packs`` and ``--plan starts`` read ``--plan-file``:
+``--plan SPEC`` builds the plan of any registered method that makes one
+(a method spec of :mod:`opt_sched.methods`: ``one-pack``,
+``make-pack(S=2)+lpt(R=2)``, ``first-fit+lpt``, or a plug-in's): the
+registry resolves the spec, checks it supports the instance, and builds the
+plan. ``--plan packs`` and ``--plan starts`` read ``--plan-file``:
 
 - packs: ``{"packs": [[["a", "b"], ["c"]], ...]}``, the ordered packs of
   each partition (or a schedule file that has ``packs``);
@@ -29,9 +32,10 @@ from ..errors import PlanError, ScheduleFormatError
 if TYPE_CHECKING:
     from ..instance import Instance
 
-__all__ = ["PLAN_KINDS", "build_plan", "read_plan_file"]
+__all__ = ["PLAN_FILES", "build_plan", "read_plan_file"]
 
-PLAN_KINDS = ("one-pack", "packs", "starts", "make-pack", "first-fit")
+PLAN_FILES = ("packs", "starts")
+"""The ``--plan`` words that read ``--plan-file`` (a format, not a method)."""
 _START_KEYS = {"partition", "start"}
 _STARTS_FILE_KEYS = {"starts", "instance", "method", "info"}
 
@@ -164,23 +168,52 @@ def _plan_from_file(instance: Instance, kind: str, path: str):
     return plan
 
 
+def plan_method(text: str, io_policy: str | None):
+    """The registered method of ``--plan SPEC`` under ``io_policy`` (the
+    spec's own ``/policy`` when it names one; giving both is an error)."""
+    from ..errors import OptionError
+    from ..methods import method
+
+    resolved = method(text)
+    if "/" in text:
+        if io_policy is not None:
+            raise OptionError(f"--plan {text!r} names its I/O policy: leave out "
+                              f"--io-policy {io_policy}")
+        return resolved
+    return resolved.with_policy(io_policy or "fifo") if resolved.entry.policy \
+        else resolved
+
+
 def build_plan(instance: Instance, args: argparse.Namespace):
-    """The plan named by ``--plan`` (with ``--plan-file``, ``--sensibility``,
-    ``--io-nodes``), checked against ``instance``."""
-    from ..simulation import OnePackPlan
+    """``(plan, policy)`` of ``--plan`` (with ``--plan-file``,
+    ``--io-policy``), checked against ``instance``.
+
+    Raises
+    ------
+    PlanError
+        The method does not support the instance, makes a schedule rather
+        than a plan, or the plan file is bad.
+    """
+    from ..schedule import Schedule
 
     kind = args.plan
-    if kind in ("make-pack", "first-fit"):
-        from ..heuristics import pack_plan
-
-        sensibility = math.inf if kind == "first-fit" else args.sensibility
-        return pack_plan(instance, kind, sensibility=sensibility,
-                         io_nodes=args.io_nodes)
-    if kind == "one-pack":
-        return OnePackPlan()
-    if kind not in ("packs", "starts"):
-        raise PlanError(f"--plan {kind!r} is not one of {', '.join(PLAN_KINDS)}")
-    if args.plan_file is None:
-        raise PlanError(f"--plan {kind} needs --plan-file (a JSON file with "
-                        f"'{kind}', or a schedule)")
-    return _plan_from_file(instance, kind, args.plan_file)
+    if kind in PLAN_FILES:
+        if args.plan_file is None:
+            raise PlanError(f"--plan {kind} needs --plan-file (a JSON file with "
+                            f"'{kind}', or a schedule)")
+        return _plan_from_file(instance, kind, args.plan_file), args.io_policy or "fifo"
+    if args.plan_file is not None:
+        raise PlanError(f"--plan-file applies to --plan {' or '.join(PLAN_FILES)}, "
+                        f"not to the method {kind!r}")
+    chosen = plan_method(kind, args.io_policy)
+    if chosen.entry.online:
+        raise PlanError(f"--plan {chosen.spec}: an online scheduler makes a schedule, "
+                        f"not a plan (run it with 'opt-sched replay --scheduler')")
+    reason = chosen.supports(instance)
+    if reason is not None:
+        raise PlanError(f"--plan {chosen.spec}: {reason}")
+    plan = chosen.entry.build(instance, chosen, 0)
+    if isinstance(plan, Schedule):
+        raise PlanError(f"--plan {chosen.spec}: the method makes a schedule, not a "
+                        f"plan to execute (run it with 'opt-sched compare --methods')")
+    return plan, chosen.policy or "fifo"

@@ -391,7 +391,8 @@ def generate_nersc(model: str | WorkloadModel = "nersc-edison", **options: objec
     """The :class:`~opt_sched.Instance` of :func:`generate_workload`
     (regular and fill jobs; add workflows with
     :func:`opt_sched.workflows.workflow_instance`). The ``opt-sched
-    generate --protocol nersc-edison|fit:TRACE.swf`` front door."""
+    generate --protocol nersc-edison|nersc-fit`` front door
+    (:data:`opt_sched.campaign.sources.GENERATORS`)."""
     workload = generate_workload(model, **options)  # type: ignore[arg-type]
     if workload.instance is None:
         raise OptionError("generate: the workload has no regular job (a workflow "

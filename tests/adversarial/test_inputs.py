@@ -8,7 +8,7 @@ traceback (exit 3) and never a hang:
 
 - encoding and compression: an instance that is not UTF-8; a gzip trace
   with one byte flipped (corrupt deflate data, a bad CRC) or cut short, in
-  ``replay`` and in ``generate --protocol fit:``;
+  ``replay`` and in ``generate --protocol nersc-fit``;
 - overflow: a Batsim ``res`` of ``1e30``, a ``delay`` of ``1e308``, a job
   profile that is a list or an object, JSON nested too deeply or with an
   integer of 5,000 digits;
@@ -129,7 +129,8 @@ BAD_INPUTS = [
          timeout=FAST),
     Case("kth-gzip-flipped-replay", ["replay", "{tmp}/kth.swf.gz", "--quiet"], 2,
          ("kth.swf.gz", "not a valid gzip file"), setup=flipped_kth, timeout=FAST),
-    Case("kth-gzip-flipped-fit", ["generate", "--protocol", "fit:{tmp}/kth.swf.gz",
+    Case("kth-gzip-flipped-fit", ["generate", "--protocol", "nersc-fit", "--trace",
+                                  "{tmp}/kth.swf.gz",
                                   "--out", "{tmp}/w.json"], 2,
          ("kth.swf.gz", "not a valid gzip file"), setup=flipped_kth, timeout=FAST),
     Case("batsim-gzip-deflate-flipped", ["replay", "{tmp}/w.json.gz", "--quiet"], 2,

@@ -6,7 +6,7 @@ end with exit 2 and one line naming the option (or field) and the value,
 never a traceback (exit 3), a ``MemoryError`` or a hang:
 
 - sizes checked before allocation: ``generate --jobs 10**9`` (mira, jann),
-  ``--days 1e6`` (nersc-edison, fit:), ``--repeats 10**8``, ``--nodes
+  ``--days 1e6`` (nersc-edison, nersc-fit), ``--repeats 10**8``, ``--nodes
   10**9``; ``replay`` of a gang workload with ``--mpl 10**9``, ``--quantum
   1e-300``, ``--migration-cost inf`` or ``1e14``;
 - overflow: ``--alpha-gen 1e308``; ``--node-rate 1e-320`` (a subnormal) and
@@ -242,9 +242,9 @@ PLOT_AND_SIMULATE = [
          ("--partition", "usage"), tucan_schedule, timeout=FAST),
     Case("plot-ok", plot("--partition", "1", "--out", "{tmp}/p.svg"), 0, (),
          tucan_schedule, timeout=FAST),
-    Case("simulate-sensibility-one-pack", ["simulate", str(TUCAN5), "--sensibility",
-                                           "3"], 2, ("--sensibility", "one-pack",
-                                                     "make-pack"), timeout=FAST),
+    Case("simulate-plan-file-one-pack",
+         ["simulate", str(TUCAN5), "--plan-file", "x.json"], 2,
+         ("--plan-file", "one-pack", "packs or starts"), timeout=FAST),
 ]
 
 CASES = GENERATE + REPLAY + GANG_ENTRY + PLOT_AND_SIMULATE
@@ -258,9 +258,10 @@ def test_option(case: Case, tmp_path: Path) -> None:
 @pytest.mark.skipif(not KTH.is_file(), reason="../shared/data/swf/KTH-SP2.swf.gz "
                                                "is absent")
 def test_fit_trace_days_are_checked_before_drawing(tmp_path: Path) -> None:
-    """``fit:KTH --days 1e5`` (about 2 * 10**7 jobs) is refused up front."""
-    check_case(Case("fit-days-1e5", generate("--protocol", f"fit:{KTH}", "--days",
-                                             "1e5"), 2,
+    """``nersc-fit --trace KTH --days 1e5`` (about 2 * 10**7 jobs) is refused
+    up front."""
+    check_case(Case("fit-days-1e5", generate("--protocol", "nersc-fit", "--trace",
+                                             str(KTH), "--days", "1e5"), 2,
                     ("days=100000", "MAX_GENERATED_JOBS"), timeout=FAST), tmp_path)
 
 

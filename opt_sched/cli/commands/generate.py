@@ -1,228 +1,165 @@
-"""``opt-sched generate``: a seeded workload of a generator protocol.
+"""``opt-sched generate``: a seeded workload of a registered generator.
 
-Protocols (each takes its own options, declared in :data:`PROTOCOL_OPTIONS`;
-an option given to a protocol that does not take it is an error naming
-both, never silently ignored):
+The protocols are the generators of the campaign registry
+(:data:`opt_sched.campaign.sources.GENERATORS`, plug-ins included): the
+same names and parameters a campaign spec uses. Each parameter of a
+generator is an option (``io_nodes`` -> ``--io-nodes``); an option given
+to a protocol that does not take it is an error naming both, never
+silently ignored. A required parameter left out takes the generator's
+``cli_defaults`` (a one-off workload), else it is an error.
 
-- ``ics2020`` -- seed 003 §6.2.2 (``--alpha-gen``, ``--seed``,
-  ``--io-nodes``); ``tucan`` -- seed 003 Table 1 (``--batch``);
-- ``mira``, ``uniform`` -- seed 000 (``--io-profile bn|no``, ``--alpha``,
-  ``--variant calibrated|literal``, ``--jobs``, ``--seed``);
-- ``jann`` -- seed 004's gang workload (``--io-intensity R|mixed``,
-  ``--mean-runtime``, ``--mean-interarrival``, ``--jobs``, ``--nodes``,
-  ``--seed``, ``--placement``); it writes a gang workload file, which
-  ``opt-sched replay --scheduler gs|iogs|...`` reads;
-- ``nersc-edison``, ``fit:TRACE.swf`` -- seed 002's NERSC-calibrated
-  model, or one fitted to an SWF trace (``--nodes``, ``--days``,
-  ``--seed``, ``--users``, ``--accounts``): arrivals under job-pressure
-  control after a fill phase (:mod:`opt_sched.workloads.nersc`);
-- ``goponenko-w1``, ``goponenko-w2`` -- seed 001's HPC-cluster Workloads 1
-  and 2 (``--nodes``, default 256; ``--repeats``, default 8 / 5), every
-  choice the slides leave open documented in
-  :mod:`opt_sched.workloads.goponenko`; deterministic. Run them under the
-  file system model it names (``opt-sched replay --execution shared
-  --share nodes --node-rate 0.5 --eta 1:1,4:0.8,16:0.75``).
+A gang generator (``jann``, ``gang-kth``) writes a gang workload file,
+which ``opt-sched replay --scheduler gs|iogs|...`` reads; the others write
+an opt_sched instance. A generator that names its execution model
+(``goponenko-w1``, ``goponenko-w2``: the shared model of seed 001's file
+system) prints it, to pass to ``replay --execution``.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from ...errors import OptionError
-from ..arguments import (
-    output_path,
-    positive_float,
-    positive_int,
-    refuse_options,
-    seed,
-)
+from ..arguments import flag, output_path, refuse_options
 from ..exit_codes import EXIT_OK
 from ..output import print_json
 
 NAME = "generate"
-HELP = "generate a workload (ics2020, tucan, mira, uniform, jann, goponenko-w1, ...)"
+HELP = "generate a workload of a registered generator (ics2020, mira, jann, ...)"
 
-PROTOCOLS = ("ics2020", "tucan", "mira", "uniform", "jann", "nersc-edison",
-             "goponenko-w1", "goponenko-w2", "fit:TRACE.swf")
 
-PROTOCOL_OPTIONS: dict[str, frozenset[str]] = {
-    "ics2020": frozenset({"seed", "alpha_gen", "io_nodes"}),
-    "tucan": frozenset({"batch"}),
-    "mira": frozenset({"seed", "io_profile", "alpha", "variant", "jobs"}),
-    "uniform": frozenset({"seed", "io_profile", "alpha", "variant", "jobs"}),
-    "jann": frozenset({"seed", "io_intensity", "mean_runtime", "mean_interarrival",
-                       "jobs", "nodes", "placement"}),
-    "nersc-edison": frozenset({"seed", "nodes", "days", "users", "accounts"}),
-    "fit:TRACE.swf": frozenset({"seed", "nodes", "days", "users", "accounts"}),
-    "goponenko-w1": frozenset({"nodes", "repeats"}),
-    "goponenko-w2": frozenset({"nodes", "repeats"}),
-}
-"""Protocol -> the options (``argparse`` dests) it takes. Every other
-protocol option is refused when given (:func:`refuse_foreign_options`)."""
+def _registry():
+    from ...campaign.sources import GENERATORS
 
-OPTION_DEFAULTS: dict[str, object] = {
-    "seed": 0, "alpha_gen": 1.0, "io_nodes": 1, "batch": 1.0, "io_profile": "bn",
-    "alpha": 0.5, "variant": "calibrated", "io_intensity": "0.5",
-    "mean_runtime": 3102.0, "mean_interarrival": 583.0, "days": 5.0, "accounts": 1,
-}
-"""Defaults of the protocol options, applied once the options given have
-been checked (each is declared with the default ``None``, which tells an
-option given from one left out). ``jobs``, ``nodes``, ``repeats``,
-``users`` and ``placement`` have per-protocol defaults (see their help)."""
+    return GENERATORS
 
 
 def _protocol(text: str) -> str:
-    if text in PROTOCOLS[:-1] or (text.startswith("fit:") and len(text) > 4):
+    registry = _registry()
+    if text in registry:
         return text
     raise argparse.ArgumentTypeError(f"{text!r} is not one of "
-                                     f"{', '.join(PROTOCOLS)}")
+                                     f"{', '.join(registry)}")
 
 
-def protocol_key(protocol: str) -> str:
-    """The :data:`PROTOCOL_OPTIONS` entry of ``protocol`` (``fit:X.swf`` ->
-    ``fit:TRACE.swf``)."""
-    return "fit:TRACE.swf" if protocol.startswith("fit:") else protocol
+def _takers(dest: str) -> str:
+    """The generators that take parameter ``dest``."""
+    return ", ".join(name for name, generator in _registry().items()
+                     if any(p.name == dest for p in generator.params))
 
 
-def refuse_foreign_options(args: argparse.Namespace) -> None:
-    """Refuse every protocol option given that ``args.protocol`` does not
-    take, then fill in the defaults of the ones left out.
+def _option_help(dest: str) -> str:
+    """``ics2020 (default 1), mira (default 100)``: who takes ``dest``."""
+    parts = []
+    for name, generator in _registry().items():
+        for p in generator.params:
+            if p.name == dest:
+                default = generator.cli_defaults.get(dest, p.default)
+                if default is not None:
+                    parts.append(f"{name}: {default}")
+                else:
+                    parts.append(f"{name} (required)" if p.required else name)
+    return "; ".join(parts)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    registry = _registry()
+    lines = [f"{name} ({generator.help})" if generator.help else name
+             for name, generator in registry.items()]
+    parser.add_argument("--protocol", default="ics2020", type=_protocol,
+                        help="the generator: " + "; ".join(lines)
+                        + " (default ics2020)")
+    parser.add_argument("--out", type=output_path, required=True)
+    seen: set[str] = set()
+    for generator in registry.values():
+        for p in generator.params:
+            if p.name in seen:
+                continue
+            seen.add(p.name)
+            choices = f" ({'|'.join(p.choices)})" if p.choices else ""
+            parser.add_argument(flag(p.name), dest=p.name, default=None,
+                                metavar=p.kind.upper(),
+                                help=f"{p.kind}{choices} -- {_option_help(p.name)}")
+
+
+def _typed(dest: str, text: str, kind: str, choices: tuple[str, ...]) -> Any:
+    """The option's text as the parameter's kind (a word among ``choices``
+    stays a word)."""
+    from ...errors import OptionError
+
+    if kind == "str" or text in choices:
+        return text
+    try:
+        return int(text) if kind == "int" else float(text)
+    except ValueError:
+        wanted = "an integer" if kind == "int" else "a number"
+        raise OptionError(f"{flag(dest)}={text!r} is not {wanted}") from None
+
+
+def generator_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The parameters of ``args.protocol`` from the options given (typed and
+    checked like a campaign spec's), the generator's ``cli_defaults`` for the
+    required ones left out.
 
     Raises
     ------
     OptionError
         ``--batch does not apply to protocol ics2020 (it applies to: tucan)``.
+    SpecError
+        A value of the wrong type or out of its declared range.
     """
-    takes = PROTOCOL_OPTIONS[protocol_key(args.protocol)]
-    given = {dest for dest in set().union(*PROTOCOL_OPTIONS.values())
-             if getattr(args, dest) is not None}
+    from ...campaign.sources import resolve_params
 
-    def applies_to(dest: str) -> str:
-        return ", ".join(name for name, options in PROTOCOL_OPTIONS.items()
-                         if dest in options)
-
-    refuse_options(given, takes, f"protocol {args.protocol}", applies_to)
-    for dest, default in OPTION_DEFAULTS.items():
-        if getattr(args, dest) is None:
-            setattr(args, dest, default)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--protocol", default="ics2020", type=_protocol,
-                        help=f"one of {', '.join(PROTOCOLS)} (default ics2020)")
-    parser.add_argument("--out", type=output_path, required=True)
-    parser.add_argument("--seed", type=seed, default=None,
-                        help="random seed (default 0; not tucan, goponenko-w1/w2: "
-                             "they are deterministic)")
-    parser.add_argument("--alpha-gen", type=positive_float, default=None,
-                        help="target I/O load (ics2020; default 1)")
-    parser.add_argument("--io-nodes", type=positive_int, default=None,
-                        help="I/O nodes / partitions (ics2020; default 1)")
-    parser.add_argument("--batch", type=positive_float, default=None,
-                        help="iteration-batch multiplier (tucan; default 1)")
-    parser.add_argument("--io-profile", default=None, choices=["bn", "no"],
-                        help="I/O profile (mira, uniform; default bn)")
-    parser.add_argument("--alpha", type=positive_float, default=None,
-                        help="target I/O load in (0, 1) (mira, uniform; default 0.5)")
-    parser.add_argument("--variant", default=None,
-                        choices=["calibrated", "literal"],
-                        help="bandwidth solved from eq. 2, or B = 1 (mira, uniform; "
-                             "default calibrated)")
-    parser.add_argument("--jobs", type=positive_int, default=None,
-                        help="number of jobs (mira, uniform: 100; jann: 10000)")
-    parser.add_argument("--io-intensity", default=None,
-                        help="r of every job, or 'mixed' (jann; default 0.5)")
-    parser.add_argument("--mean-runtime", type=positive_float, default=None,
-                        help="mean all-local execution time, s (jann; default 3102)")
-    parser.add_argument("--mean-interarrival", type=positive_float, default=None,
-                        help="mean inter-arrival time, s (jann; default 583)")
-    parser.add_argument("--nodes", type=positive_int, default=None,
-                        help="machine size (jann: 320; goponenko-w1/w2: 256; "
-                             "nersc-edison, fit: the model's)")
-    parser.add_argument("--repeats", type=positive_int, default=None,
-                        help="periods of the pattern (goponenko-w1: 8, -w2: 5)")
-    parser.add_argument("--placement", choices=("random", "contiguous"), default=None,
-                        help="also draw the file nodes (jann)")
-    parser.add_argument("--days", type=positive_float, default=None,
-                        help="experiment length in days (nersc-edison, fit:; "
-                             "default 5)")
-    parser.add_argument("--users", type=positive_int, default=None,
-                        help="spread jobs over this many users (nersc-edison, fit:)")
-    parser.add_argument("--accounts", type=positive_int, default=None,
-                        help="users' accounts (nersc-edison, fit:; default 1)")
+    generator = _registry()[args.protocol]
+    every = {p.name for g in _registry().values() for p in g.params}
+    given = {dest for dest in every if getattr(args, dest, None) is not None}
+    takes = {p.name for p in generator.params}
+    refuse_options(given, takes, f"protocol {args.protocol}", _takers)
+    params: dict[str, Any] = dict(generator.cli_defaults)
+    for p in generator.params:
+        if p.name in given:
+            params[p.name] = _typed(p.name, getattr(args, p.name), p.kind, p.choices)
+    return resolve_params("generate", f"generator {args.protocol!r}", params,
+                          generator.params)
 
 
-def _instance(args: argparse.Namespace):
-    if args.protocol.startswith("goponenko-w"):
-        from ...workloads.goponenko import EXECUTION, goponenko_workload
+def _write(workload: Any, kind: str, out) -> dict[str, Any]:
+    """Write ``workload`` atomically; the facts to print."""
+    if kind == "gang":
+        from ...gang.workload import write_workload
 
-        workload = int(args.protocol[-1])
-        return goponenko_workload(workload, args.nodes or 256, args.repeats), {
-            "execution": {"model": "shared", **EXECUTION}}
-    if args.protocol == "nersc-edison" or args.protocol.startswith("fit:"):
-        from ...workloads.nersc import DAY, generate_nersc
+        write_workload(workload, out)
+        return {"workload": str(out), "jobs": len(workload), "nodes": workload.nodes,
+                "offered_load": workload.offered_load()}
+    from ...io import write_instance
 
-        return generate_nersc(args.protocol, nodes=args.nodes,
-                              duration=args.days * DAY, seed=args.seed,
-                              users=args.users, accounts=args.accounts), {}
-    if args.protocol in ("ics2020", "tucan"):
-        from ...workloads import generate
-
-        return generate(args.protocol, alpha_gen=args.alpha_gen, seed=args.seed,
-                        io_nodes=args.io_nodes, batch=args.batch), {}
-    from ...workloads.ijhpca2023 import generate_ijhpca2023
-
-    if not args.alpha < 1:
-        raise OptionError(f"--alpha={args.alpha:g} must be below 1 ({args.protocol})")
-    gen = generate_ijhpca2023(args.protocol, args.io_profile, args.alpha, args.seed,
-                              jobs=args.jobs or 100, variant=args.variant)
-    return gen.instance, {"bandwidth": gen.bandwidth, "rejected": gen.rejected}
-
-
-def _jann(args: argparse.Namespace) -> int:
-    from ...gang.jann import jann_workload
-    from ...gang.placement import place_files
-    from ...gang.workload import write_workload
-
-    intensity: float | str = args.io_intensity
-    if intensity != "mixed":
-        try:
-            intensity = float(intensity)
-        except ValueError:
-            raise OptionError(f"--io-intensity={args.io_intensity!r} is not a number "
-                              f"in [0, 1] or 'mixed'") from None
-    workload = jann_workload(args.jobs or 10_000, args.mean_runtime, intensity,
-                             args.seed, mean_interarrival=args.mean_interarrival,
-                             nodes=args.nodes or 320)
-    if args.placement is not None:
-        workload = place_files(workload, args.placement, args.seed)
-    write_workload(workload, args.out)
-    info = {"workload": str(args.out), "jobs": len(workload), "nodes": workload.nodes,
-            "offered_load": workload.offered_load()}
-    if args.json:
-        print_json(info)
-    else:
-        print(f"{args.out}: {info['jobs']} gang jobs on {info['nodes']} nodes, "
-              f"offered all-local load {info['offered_load']:.3f}")
-    return EXIT_OK
+    write_instance(workload, out)
+    return {"instance": workload.name, "out": str(out), "jobs": workload.num_jobs,
+            "io_phases": workload.num_io_phases, "alpha": workload.io_load(),
+            "partitions": workload.platform.num_partitions,
+            "bandwidth": workload.platform.partitions[0].bandwidth}
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...io import write_instance
-
-    refuse_foreign_options(args)
-    if args.protocol == "jann":
-        return _jann(args)
-    instance, extra = _instance(args)
-    write_instance(instance, args.out)
-    info = {"instance": instance.name, "out": str(args.out),
-            "jobs": instance.num_jobs, "io_phases": instance.num_io_phases,
-            "alpha": instance.io_load(),
-            "partitions": instance.platform.num_partitions, **extra}
+    generator = _registry()[args.protocol]
+    params = generator_params(args)
+    info = _write(generator.build(params), generator.workload, args.out)
+    info.update(generator=args.protocol, params=params)
+    if generator.execution is not None:
+        info["execution"] = dict(generator.execution)
     if args.json:
         print_json(info)
+    elif generator.workload == "gang":
+        print(f"{args.out}: {info['jobs']} gang jobs on {info['nodes']} nodes, "
+              f"offered all-local load {info['offered_load']:.3f}")
     else:
         print(f"{args.out}: {info['jobs']} jobs, {info['io_phases']} I/O phases, "
               f"{info['partitions']} partition(s), actual alpha = "
               f"{info['alpha']:.4f}")
+        if generator.execution is not None:
+            options = " ".join(f"--{key.replace('_', '-')} {value}"
+                               for key, value in generator.execution.items()
+                               if key != "model")
+            print(f"  run it under: --execution {generator.execution['model']} "
+                  f"{options}")
     return EXIT_OK
