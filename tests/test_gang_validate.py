@@ -74,7 +74,7 @@ def test_rule2_node_exclusive(fig7):
     found = validate_gang(dataclasses.replace(workload, file_nodes=tuple(files)),
                           moved)
     assert rules(found) == {2}
-    assert {v.slices for v in found} == {(3,), (5,)}
+    assert {v.phases for v in found} == {("slice 3",), ("slice 5",)}
     assert set(found[0].jobs) == {"B", "C"}
     assert found[0].message.startswith("rule 2 node-exclusive: node 3 runs job ")
     assert "in slice 3 (row 1, [600, 800))" in found[0].message

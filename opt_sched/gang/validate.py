@@ -49,7 +49,8 @@ grows with the clock, nor with any other time of the record:
    job.
 
 Every violation is reported (up to ``max_per_rule`` stored per rule, all
-counted), as a :class:`GangViolation` whose message starts with
+counted), as a :class:`~opt_sched.validation.report.Violation` (its ``phases``: the
+slices, ``"slice 3"``) whose message starts with
 ``"rule <n> <name>:"`` and names the job, node, slice and time.
 """
 
@@ -57,18 +58,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import InfeasibleScheduleError, ScheduleFormatError
 from ..schedule import Schedule
+from ..validation.report import Collector, Violation
 from ..validation.tolerance import Tolerance
 from .record import GangRecord
 from .workload import GangWorkload, workload_from_dict
 
-__all__ = ["GANG_RULES", "GangViolation", "assert_gang_feasible", "validate_gang"]
+__all__ = ["GANG_RULES", "assert_gang_feasible", "slice_names", "validate_gang"]
 
 GANG_RULES: dict[int, str] = {
     1: "release",
@@ -85,43 +86,27 @@ def _t(x: float) -> str:
     return f"{x:.10g}"
 
 
-@dataclass(frozen=True)
-class GangViolation:
-    """One broken rule: which rule, which jobs and slices, when."""
-
-    rule: int
-    name: str
-    jobs: tuple[str, ...]
-    slices: tuple[int, ...]
-    time: float | None
-    message: str
-
-    def __str__(self) -> str:
-        return self.message
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "name": self.name, "jobs": list(self.jobs),
-                "slices": list(self.slices), "time": self.time,
-                "message": self.message}
+def slice_names(slices: tuple[int, ...]) -> tuple[str, ...]:
+    """The slices a violation concerns, as the report's ``phases``
+    (``"slice 3"``): a gang violation is a
+    :class:`~opt_sched.validation.report.Violation` like any other."""
+    return tuple(f"slice {int(s)}" for s in slices)
 
 
 class _Out:
+    """The validator's :class:`~opt_sched.validation.report.Collector` under
+    the gang rules; the slices a violation concerns are its phases
+    (:func:`slice_names`)."""
+
     def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.counts = dict.fromkeys(GANG_RULES, 0)
-        self.stored: dict[int, list[GangViolation]] = {r: [] for r in GANG_RULES}
+        self.collector = Collector(cap, GANG_RULES)
 
     def add(self, rule: int, text: str, jobs: tuple[str, ...] = (),
             slices: tuple[int, ...] = (), time: float | None = None) -> None:
-        self.counts[rule] += 1
-        if len(self.stored[rule]) < self.cap:
-            self.stored[rule].append(GangViolation(
-                rule, GANG_RULES[rule], jobs, tuple(int(s) for s in slices),
-                None if time is None else float(time),
-                f"rule {rule} {GANG_RULES[rule]}: {text}"))
+        self.collector.one(rule, text, jobs, slice_names(slices), time)
 
-    def all(self) -> list[GangViolation]:
-        return [v for r in GANG_RULES for v in self.stored[r]]
+    def all(self) -> list[Violation]:
+        return list(self.collector.violations())
 
 
 def _as_record(schedule: GangRecord | Schedule | Mapping[str, Any]) -> GangRecord:
@@ -154,7 +139,7 @@ def _mask(nodes: tuple[int, ...]) -> int:
 def validate_gang(workload: GangWorkload | Mapping[str, Any],
                   schedule: GangRecord | Schedule | Mapping[str, Any], *,
                   rel_tol: float = 1e-9, max_per_rule: int = 1000
-                  ) -> list[GangViolation]:
+                  ) -> list[Violation]:
     """Every violation of rules 1-6 (see the module docstring); ``[]`` means
     feasible.
 
