@@ -8,7 +8,7 @@ import pytest
 
 from opt_sched import Instance, Job, Platform
 from opt_sched.errors import OptionError
-from opt_sched.priority import FairShareOrder, MultifactorOrder, priority_order
+from opt_sched.priority import FairShareOrder, MultifactorOrder
 from opt_sched.scheduling import get_queue_order, job_table
 from opt_sched.scheduling.queue_order import FCFSOrder, SJFOrder
 from opt_sched.workflows import WorkflowAwareOrder, build_workflow_workload
@@ -84,7 +84,7 @@ def test_one_front_door() -> None:
                       MultifactorOrder)
     order = get_queue_order("fairshare:relative-2", bits=8)
     assert isinstance(order, FairShareOrder) and order.name == "fairshare:relative-2"
-    assert isinstance(priority_order("fairshare"), FairShareOrder)
+    assert isinstance(get_queue_order("fairshare"), FairShareOrder)
     for bad, options in (("lottery", {}), ("sjf", {"bits": 3}),
                          ("multifactor:x", {}), ("multifactor", {"colour": 1})):
         with pytest.raises(OptionError):

@@ -28,9 +28,10 @@ scheduler over any order); without them they infer the events from the
 cluster (:mod:`.history`).
 
 Every order is built through the one front door
-:func:`opt_sched.scheduling.get_queue_order` (re-exported here), which
-hands ``multifactor`` and ``fairshare:*`` to :func:`priority_order`
-(:mod:`.orders`, which the front door imports one way).
+:func:`opt_sched.scheduling.get_queue_order` (re-exported here), from the
+one registry :data:`opt_sched.scheduling.queue_order.QUEUE_ORDERS`, which
+builds ``multifactor`` and ``fairshare:*`` from this package (imported one
+way, inside its factories).
 
 :mod:`.resolution` reproduces Paper II's resolution study (bits a
 2,000 core-hour job needs to change a priority).
@@ -43,7 +44,6 @@ from .fairshare import FairShareOrder
 from .multifactor import MultifactorOrder
 from .observers import QueueObserver, notify_end, notify_start, notify_submit
 from .operators import OPERATOR_NAMES, Operator, get_operator
-from .orders import PRIORITY_ORDERS, priority_names, priority_order
 from .strict import StrictOrderScheduler
 from .tree import TargetTree
 from .usage import DEFAULT_HALF_LIFE, DecayedUsage
@@ -51,7 +51,6 @@ from .usage import DEFAULT_HALF_LIFE, DecayedUsage
 __all__ = [
     "DEFAULT_HALF_LIFE",
     "OPERATOR_NAMES",
-    "PRIORITY_ORDERS",
     "DecayedUsage",
     "FairShareOrder",
     "MultifactorOrder",
@@ -64,6 +63,4 @@ __all__ = [
     "notify_end",
     "notify_start",
     "notify_submit",
-    "priority_names",
-    "priority_order",
 ]

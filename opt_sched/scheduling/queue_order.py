@@ -15,11 +15,14 @@ over time (fair-share, aging) are one more module here:
   keep submission order. (batsched's ``asc_walltime`` breaks such ties by
   the job id string instead.)
 - ``multifactor`` and ``fairshare[:OPERATOR]``: seed 002's priorities
-  (Slurm's multifactor, Paper II's fair-share operators), built by
-  :func:`opt_sched.priority.orders.priority_order`.
+  (Slurm's multifactor, Paper II's fair-share operators,
+  :mod:`opt_sched.priority`).
 
-:func:`get_queue_order` is the one front door for every ``--order`` /
-``--priority`` value.
+:data:`QUEUE_ORDERS` is the one registry of orders (plug-ins: the
+entry-point group ``opt_sched.queue_orders``) and :func:`get_queue_order`
+the one front door for every ``--order`` / ``--priority`` value. A spec is
+``NAME`` or ``NAME:ARG``; the factory gets the options, and ``arg=ARG``
+when the spec has one.
 
 An order may also follow the jobs' lives through three optional hooks,
 ``observe_submit(now, job)``, ``observe_start(now, job)`` and
@@ -40,10 +43,11 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import OptionError
+from ..plugins import PluginError, PluginMapping, describe
 from .base import Cluster, JobTable
 
-__all__ = ["PRIORITY_HEADS", "QUEUE_ORDERS", "FCFSOrder", "QueueOrder", "SJFOrder",
-           "get_queue_order", "order_names"]
+__all__ = ["QUEUE_ORDERS", "FCFSOrder", "QueueOrder", "SJFOrder", "get_queue_order",
+           "order_names"]
 
 
 @runtime_checkable
@@ -100,32 +104,70 @@ class SJFOrder:
         return np.asarray(jobs.estimate, float)
 
 
-QUEUE_ORDERS: dict[str, Callable[[], QueueOrder]] = {
-    "fcfs": FCFSOrder,
-    "sjf": SJFOrder,
-}
-"""Queue order name -> factory."""
+def _plain(order: Callable[[], QueueOrder]) -> Callable[..., QueueOrder]:
+    """The factory of an order that takes no option and no ``:ARG``."""
+    def build(**options: Any) -> QueueOrder:
+        if options:
+            raise OptionError(f"order {order.name!r} takes no options "  # type: ignore[attr-defined]
+                              f"({', '.join(sorted(options))})")
+        return order()
+    build.__doc__ = order.__doc__
+    return build
 
 
-PRIORITY_HEADS = ("multifactor", "fairshare")
-"""Spec heads delegated to :func:`opt_sched.priority.orders.priority_order`
-(the keys of :data:`opt_sched.priority.orders.PRIORITY_ORDERS`)."""
+def _multifactor(**options: Any) -> QueueOrder:
+    """Slurm's multifactor priority (:mod:`opt_sched.priority.multifactor`)."""
+    from ..priority.multifactor import MultifactorOrder
+
+    if "arg" in options:
+        raise OptionError(f"order 'multifactor:{options['arg']}': multifactor takes "
+                          f"no ':' argument")
+    return MultifactorOrder(**options)
+
+
+def _fairshare(arg: str = "sigmoid-2", **options: Any) -> QueueOrder:
+    """Fair share by an operator of Paper II, ``fairshare:OPERATOR``
+    (``fairshare`` alone: ``sigmoid-2``, its best; :mod:`opt_sched.priority`)."""
+    from ..priority.fairshare import FairShareOrder
+
+    return FairShareOrder(operator=arg, **options)
+
+
+def _check_order(name: str, value: object) -> None:
+    if not callable(value):
+        raise PluginError(f"queue order {name!r}: {describe(value)} is not a "
+                          f"factory of queue orders")
+
+
+QUEUE_ORDERS: PluginMapping[Callable[..., QueueOrder]] = PluginMapping("queue_orders", {
+    "fcfs": _plain(FCFSOrder),
+    "sjf": _plain(SJFOrder),
+    "multifactor": _multifactor,
+    "fairshare": _fairshare,
+}, _check_order)
+"""Order name -> factory ``(**options) -> QueueOrder`` (``arg=ARG`` for a
+spec ``NAME:ARG``): the built-in orders, then the entry points of the group
+``opt_sched.queue_orders``."""
 
 
 def order_names() -> list[str]:
-    """Every order name, for help texts."""
+    """Every order name, for help texts (``fairshare:OPERATOR`` for each
+    operator)."""
     from ..priority.operators import OPERATOR_NAMES
 
-    return (sorted(QUEUE_ORDERS) + ["multifactor"]
-            + [f"fairshare:{name}" for name in OPERATOR_NAMES])
+    names: list[str] = []
+    for name in QUEUE_ORDERS:
+        names += ([f"{name}:{op}" for op in OPERATOR_NAMES] if name == "fairshare"
+                  else [name])
+    return names
 
 
 def get_queue_order(order: str | QueueOrder, **options: Any) -> QueueOrder:
     """A fresh :class:`QueueOrder` for a spec (or ``order`` itself).
 
-    ``fcfs`` and ``sjf`` are built here; ``multifactor`` and
-    ``fairshare[:OPERATOR]`` by :func:`opt_sched.priority.orders.priority_order`,
-    which takes ``options`` (weights, tree, half-life, bits, ...).
+    The factory of the spec's name in :data:`QUEUE_ORDERS` builds it, with
+    ``options`` (multifactor and fair share: weights, tree, half-life,
+    bits, ...) and ``arg`` for ``NAME:ARG``.
 
     Raises
     ------
@@ -140,15 +182,18 @@ def get_queue_order(order: str | QueueOrder, **options: Any) -> QueueOrder:
             raise OptionError(f"order {order!r}: options {sorted(options)} need a "
                               f"spec string")
         return order
-    head = order.strip().partition(":")[0].lower()
-    if head in PRIORITY_HEADS:
-        from ..priority.orders import priority_order
-
-        return priority_order(order, **options)
-    if order.strip().lower() in QUEUE_ORDERS and not options:
-        return QUEUE_ORDERS[order.strip().lower()]()
-    if order.strip().lower() in QUEUE_ORDERS:
-        raise OptionError(f"order={order!r} takes no options "
-                          f"({', '.join(sorted(options))})")
-    raise OptionError(f"order={order!r} is unknown; choose one of fcfs, sjf, "
-                      f"multifactor, fairshare:OPERATOR")
+    head, colon, arg = order.strip().partition(":")
+    head = head.lower()
+    if colon and not arg.strip():
+        raise OptionError(f"order={order!r}: nothing after ':' (give NAME:ARG, "
+                          f"e.g. fairshare:sigmoid-2, or the name alone)")
+    factory = QUEUE_ORDERS.get(head)
+    if factory is None:
+        raise OptionError(f"order={order!r} is unknown; choose one of "
+                          f"{', '.join(QUEUE_ORDERS)}")
+    if colon:
+        options = {"arg": arg.strip(), **options}
+    try:
+        return factory(**options)
+    except TypeError as err:
+        raise OptionError(f"order {order!r}: {err}") from None
