@@ -34,6 +34,12 @@ delay too, :math:`\\sum_i Q_i (C_i - S_i) / (N C_{max})` (seed 000's
 I/O phase of positive length is in progress, summed over the ``R`` I/O
 nodes, over :math:`R C_{max}`.
 
+Time origin. Every time-based figure and curve is measured from t = 0 of the
+instance (the window ``[0, C_max]`` above). An instance built from a trace
+starts at the trace's first submit (:func:`opt_sched.traces.convert_trace`
+shifts the releases; :mod:`opt_sched.traces.time_origin`), so a log in Unix
+epochs is measured from its first job, not from 1970.
+
 The metrics do not judge feasibility (:mod:`opt_sched.validation` does); on
 an infeasible schedule they are computed all the same, and idle node-time can
 then be negative.
@@ -130,7 +136,9 @@ def job_table(instance: Instance, schedule: Schedule, *,
     (``C_i - r_i``), ``io_wait``, ``delay``, ``pack`` (index of the job's
     pack on its partition, NaN when the schedule has no packs), ``killed``
     (killed at its wall time). ``phases``: the executed phases when the
-    caller already has them (:func:`summary`), else built here.
+    caller already has them from a checked schedule (:func:`summary`, the
+    validator's phase table), else the schedule's shape is checked and they
+    are built here.
 
     Examples
     --------
@@ -142,19 +150,23 @@ def job_table(instance: Instance, schedule: Schedule, *,
     [1.5, 2.0, 3.0]
     """
     tau = _check_option("tau", tau)
-    schedule.check_shape(instance)
-    parts = instance.platform.partitions
+    if phases is None:  # else the validator built them from a checked schedule
+        schedule.check_shape(instance)
+        phases = _phases(instance, schedule)
+    ph = phases
+    bandwidths = [part.bandwidth for part in instance.platform.partitions]
     jobs = instance.jobs
-    partition = np.array([schedule[j.id].partition for j in jobs], dtype=np.int64)
-    nodes = np.array([j.nodes for j in jobs], dtype=np.int64)
-    release = np.array([j.release for j in jobs])
-    start = np.array([schedule[j.id].start for j in jobs])
-    completion = np.array([schedule[j.id].completion(j, parts[k].bandwidth)
-                           for j, k in zip(jobs, partition)])
-    length = np.array([j.length(instance.bandwidth_of(j)) for j in jobs])
-    ph = phases if phases is not None else _phases(instance, schedule)
-    exec_time = np.array([j.length(parts[k].bandwidth)
-                          for j, k in zip(jobs, partition)])
+    entries = [schedule[j.id] for j in jobs]
+    partition = np.fromiter((e.partition for e in entries), np.int64, len(jobs))
+    nodes = np.fromiter((j.nodes for j in jobs), np.int64, len(jobs))
+    release = np.fromiter((j.release for j in jobs), float, len(jobs))
+    start = np.fromiter((e.compute_starts[0] for e in entries), float, len(jobs))
+    completion = np.fromiter((e.completion(j, bandwidths[e.partition])
+                              for j, e in zip(jobs, entries)), float, len(jobs))
+    length = np.fromiter((j.length(instance.bandwidth_of(j)) for j in jobs), float,
+                         len(jobs))
+    exec_time = np.fromiter((j.length(bandwidths[e.partition])
+                             for j, e in zip(jobs, entries)), float, len(jobs))
     if schedule.execution != "exclusive" or any(
             schedule[j.id].killed_at is not None for j in jobs):
         # phases may last longer (shared I/O) or be cut (kills): sum them
@@ -196,9 +208,9 @@ def _union_length(starts: np.ndarray, ends: np.ndarray) -> float:
     return float(np.sum(np.maximum(0.0, e - np.maximum(s, reach))))
 
 
-def _io_busy_time(instance: Instance, schedule: Schedule, ph: _Phases) -> float:
-    """Sum over the I/O nodes of the time at least one I/O phase runs."""
-    partition = np.array([schedule[j.id].partition for j in instance.jobs])
+def _io_busy_time(instance: Instance, partition: np.ndarray, ph: _Phases) -> float:
+    """Sum over the I/O nodes of the time at least one I/O phase runs
+    (``partition``: each job's)."""
     phase_part = partition[ph.job]
     return sum(_union_length(ph.o_start[phase_part == k], ph.o_end[phase_part == k])
                for k in range(instance.platform.num_partitions))
@@ -228,8 +240,11 @@ def summary(instance: Instance, schedule: Schedule, *,
     NaN.
     """
     pt = phase_table
-    ph = (_phases(instance, schedule) if pt is None else
-          _Phases(pt.job, pt.c_start, pt.c_end, pt.o_start, pt.o_end))
+    if pt is None:
+        schedule.check_shape(instance)
+        ph = _phases(instance, schedule)
+    else:
+        ph = _Phases(pt.job, pt.c_start, pt.c_end, pt.o_start, pt.o_end)
     table = job_table(instance, schedule, tau=tau, phases=ph)
     makespan = float(table["completion"].max())
     total_nodes = instance.platform.total_nodes
@@ -241,7 +256,7 @@ def summary(instance: Instance, schedule: Schedule, *,
         groups = table.groupby(["partition", "pack"])["stretch"].max()
     else:
         groups = table.groupby("partition")["stretch"].max()
-    io_busy = _io_busy_time(instance, schedule, ph)
+    io_busy = _io_busy_time(instance, table["partition"].to_numpy(), ph)
     io_area = instance.platform.num_partitions * makespan
 
     def share(x: float, of: float) -> float:

@@ -72,6 +72,9 @@ GROUPS: dict[str, Group] = {g.registry: g for g in (
     Group("schedulers", "opt_sched.schedulers",
           "a Scheduler class or factory: keyword options -> a fresh "
           "opt_sched.scheduling.base.Scheduler"),
+    Group("queue_orders", "opt_sched.queue_orders",
+          "a queue-order factory: (**options, arg=ARG for NAME:ARG) -> a fresh "
+          "opt_sched.scheduling.queue_order.QueueOrder"),
     Group("io_policies", "opt_sched.io_policies",
           "an opt_sched.simulation.policies.Policy whose name is the entry "
           "point's name"),
@@ -96,6 +99,10 @@ GROUPS: dict[str, Group] = {g.registry: g for g in (
           "an opt_sched.campaign.experiments.Experiment whose name is the entry "
           "point's name: a campaign task kind that builds and measures its own "
           "workload"),
+    Group("trace_formats", "opt_sched.trace_formats",
+          "an opt_sched.traces.reading.TraceFormat whose name is the entry "
+          "point's name: a log format (sniff, read) for replay, convert and "
+          "trace-info"),
 )}
 """Registry key -> :class:`Group`, for every registry that takes plug-ins."""
 

@@ -51,7 +51,7 @@ def test_the_graph_sees_the_package() -> None:
     # an import inside a function counts (scheduling.queue_order builds the
     # priority orders on demand)
     assert digraph.has_edge("opt_sched.scheduling.queue_order",
-                            "opt_sched.priority.orders")
+                            "opt_sched.priority.fairshare")
 
 
 def test_no_import_cycle_between_modules() -> None:

@@ -57,8 +57,8 @@ def both(args: list[str], tmp_path: Path) -> tuple[bytes, bytes]:
 def test_medium_late_python_and_compiled_agree_with_batsim(scheduler, tmp_path):
     folder = shared_data_dir() / "batsim-medium_late"
     python, compiled = both([str(folder / "workload.json"), "--platform",
-                             str(folder / "platform.xml"), "--scheduler",
-                             scheduler], tmp_path)
+                             str(folder / "platform.xml"), "--mmax-workload",
+                             "--scheduler", scheduler], tmp_path)
     assert python == compiled
     with open(tmp_path / "python.csv", newline="") as handle:
         ours = {r["job_id"]: r for r in csv.DictReader(handle)}

@@ -1,6 +1,7 @@
 """Batsim conformance: EASY and conservative backfilling reproduce Batsim's
 reference scheduler (batsched ``easy_bf`` / ``conservative_bf``) on
-``../shared/data/batsim-medium_late`` (801 jobs, 32 machines): the same
+``../shared/data/batsim-medium_late`` (801 jobs, 32 machines of its
+128-host platform: Batsim was run with ``--mmax-workload``): the same
 ``starting_time`` (within 1e-6) and the same ``allocated_resources`` for
 every job of the reference ``out_jobs.csv``. The workload is read by the
 traces package, and the last test goes through the command line and the
@@ -16,6 +17,7 @@ import pytest
 
 from opt_sched.scheduling import get_scheduler, replay
 from opt_sched.traces import parse_interval_set, read_batsim, trace_to_instance
+from opt_sched.traces.reading import TraceReading
 
 from .paths import shared_data_dir
 from .test_cli import run_cli
@@ -28,7 +30,8 @@ def folder():
 
 @pytest.fixture(scope="module")
 def workload(folder):
-    trace, skips = read_batsim(folder / "workload.json", folder / "platform.xml")
+    trace, skips = read_batsim(folder / "workload.json", folder / "platform.xml",
+                               TraceReading(machines="workload"))
     assert skips.total_skipped == 0
     return trace_to_instance(trace)
 
@@ -62,7 +65,7 @@ def test_replay_command_and_the_shared_comparison_tool_agree(folder, algorithm,
         pytest.skip(f"{tool} absent")
     out = tmp_path / "out_jobs.csv"
     done = run_cli("replay", str(folder / "workload.json"), "--scheduler", algorithm,
-                   "--validate", "--out", str(out))
+                   "--mmax-workload", "--validate", "--out", str(out))
     assert done.returncode == 0, done.stderr
     result = subprocess.run([sys.executable, str(tool), str(out),
                              str(folder / algorithm / "out_jobs.csv"), "--machines"],

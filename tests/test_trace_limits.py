@@ -21,6 +21,7 @@ from opt_sched.io import read_text_file
 from opt_sched.limits import MAX_COUNT, MAX_MACHINES, MAX_VALUE
 from opt_sched.traces import Trace, convert_trace, read_batsim, read_swf
 from opt_sched.traces.fast_jobs import periodic_jobs
+from opt_sched.traces.reading import TraceReading
 from opt_sched.traces.swf_writer import swf_lines
 
 from .adversarial.test_inputs import corrupt_deflate, swf_line
@@ -167,7 +168,8 @@ def test_batsim_machine_limit_from_the_platform(tmp_path: Path) -> None:
     with pytest.raises(TraceError, match=r"platform\.xml: compute hosts=100,000,000 "
                                          r"exceeds the limit 10,000,000"):
         read_batsim(path, platform)
-    trace, _ = read_batsim(write_workload(tmp_path, {}, nb_res=32), platform)
+    trace, _ = read_batsim(write_workload(tmp_path, {}, nb_res=32), platform,
+                           TraceReading(machines="workload"))   # --mmax-workload
     assert trace.machine_size == 32
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from opt_sched.errors import TraceError
 from opt_sched.traces import count_compute_hosts, read_batsim, read_trace
+from opt_sched.traces.reading import TraceReading
 
 from .paths import REPO, shared_data_dir
 
@@ -25,8 +26,17 @@ def test_platform_counts_compute_hosts():
 
 
 def test_small_workload():
+    # Batsim's default: the platform's 7 compute hosts, whatever nb_res (4)
+    default, summary = read_batsim(FIXTURES / "workload-small.json",
+                                   FIXTURES / "platform-small.xml")
+    assert default.machine_size == 7
+    assert "wider than the machine (7) (jobs[4])" in summary.format()
+    assert any("compute hosts of platform-small.xml" in note
+               for note in summary.notes)
+    # --mmax-workload: at most nb_res = 4
     trace, summary = read_batsim(FIXTURES / "workload-small.json",
-                                 FIXTURES / "platform-small.xml")
+                                 FIXTURES / "platform-small.xml",
+                                 TraceReading(machines="workload"))
     assert trace.machine_size == 4          # min(7 hosts, nb_res 4)
     assert summary.lines == 6 and summary.kept == 4
     assert dict(summary.skipped) == {"wider_than_machine": 1, "run_time_zero": 1}
@@ -34,6 +44,7 @@ def test_small_workload():
     assert summary.examples["wider_than_machine"] == (4,)
     assert "wider than the machine (4) (jobs[4])" in summary.format()
     assert any("7 compute hosts" in note for note in summary.notes)
+    assert default.ids == trace.ids
     # submit order; ties (w0!1, w0!2 at 0) keep file order
     assert trace.ids == ("w0!1", "w0!2", "w0!3", "w0!4")
     assert list(trace.run_time) == [40.0, 7.5, 7.5, 40.0]
@@ -97,14 +108,18 @@ def test_invalid_json(tmp_path):
 
 def test_medium_late_workload():
     folder = shared_data_dir() / "batsim-medium_late"
-    trace, summary = read_batsim(folder / "workload.json", folder / "platform.xml")
+    trace, summary = read_batsim(folder / "workload.json", folder / "platform.xml",
+                                 TraceReading(machines="workload"))
     print(summary.format())
     data = json.loads((folder / "workload.json").read_text())
     assert summary.lines == len(data["jobs"]) == 801
     assert summary.kept == len(trace) == 801 and summary.total_skipped == 0
-    # platform.xml has 128 compute hosts; nb_res and Batsim's run used 32
+    # platform.xml has 128 compute hosts (Batsim's default); nb_res and
+    # Batsim's reference run (--mmax-workload) used 32
     assert count_compute_hosts(folder / "platform.xml") == 128
     assert trace.machine_size == data["nb_res"] == 32
+    default, _ = read_batsim(folder / "workload.json", folder / "platform.xml")
+    assert default.machine_size == 128 and default.ids == trace.ids
     # run times are the delays of the jobs' profiles, read here directly
     delay = {job["id"]: data["profiles"][job["profile"]]["delay"]
              for job in data["jobs"]}

@@ -278,3 +278,27 @@ def test_write_swf_without_trace_numbers_jobs_and_marks_kills(tmp_path):
     assert rows[0][10] == "0" and rows[1][10] == "1"   # status failed / done
     assert rows[0][11:14] == ["1", "-1", "7"]          # users numbered, exe 7
     assert rows[1][:4] == ["2", "0", "0", "2"]
+
+
+# -- the one pipeline --------------------------------------------------------------
+def test_read_swf_is_the_records_through_the_rules():
+    from opt_sched.traces.reading import TraceReading
+    from opt_sched.traces.rules import records_to_trace
+    from opt_sched.traces.swf_reader import swf_records
+
+    path = FIXTURES / "skips.swf"
+    records = swf_records(path)
+    assert records.format == "swf" and records.fields.shape == (14, 18)
+    assert records.machine_size == 100 and records.lines[0] == 9
+    direct, summary = read_swf(path)
+    again, other = records_to_trace(records, TraceReading())
+    assert direct.ids == again.ids and direct.groups == again.groups
+    for column in ("submit", "run_time", "walltime", "nodes", "lines"):
+        assert np.array_equal(getattr(direct, column), getattr(again, column))
+    assert summary.skipped == other.skipped and summary.adjusted == other.adjusted
+    # the summary names the reading and every filter, with its count
+    names = [rule.name for rule in summary.rules]
+    assert names == ["job size", "failed jobs", "cancelled", "zero run time",
+                     "time range", "flurries", "estimates"]
+    zero = summary.rules[names.index("zero run time")]
+    assert zero.count == summary.skipped["run_time_zero"] == 1

@@ -11,7 +11,8 @@ A command is a module of :mod:`opt_sched.cli.commands` that defines
   bad input. It imports the heavy libraries (ortools, numba) inside, so
   that ``opt-sched --help`` stays fast.
 
-Adding a command is one new module plus its name in :data:`COMMANDS`.
+Adding a command is one new module plus its name in :data:`COMMANDS` (the
+command word; ``-`` in it is ``_`` in the module name).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ COMMANDS: tuple[str, ...] = (
     "replay",
     "plot",
     "sweep",
+    "convert",
+    "trace-info",
 )
 
 
@@ -50,5 +53,7 @@ class Command(Protocol):
 
 
 def load(name: str) -> ModuleType:
-    """The command module ``opt_sched.cli.commands.<name>``."""
-    return importlib.import_module(f"opt_sched.cli.commands.{name}")
+    """The command module ``opt_sched.cli.commands.<name>`` (a ``-`` of the
+    command word is a ``_`` of the module: ``trace-info`` ->
+    ``trace_info``)."""
+    return importlib.import_module(f"opt_sched.cli.commands.{name.replace('-', '_')}")

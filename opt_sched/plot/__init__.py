@@ -5,6 +5,9 @@
   drawn darker inside them, killed jobs outlined in red.
 - :func:`plot_usage` -- utilisation, allocation and queue length over time.
 
+Both draw in the schedule's seconds and label the time axis with UTC dates
+when given ``epoch`` (the Unix time of t = 0: a trace's first submit), else
+with seconds, hours or days since t = 0 (:mod:`~opt_sched.plot.time_axis`).
 Both take an optional ``ax`` and return the matplotlib ``Axes`` (or
 ``Figure``), so that a caller composes and saves. Matplotlib is imported
 with the non-interactive ``Agg`` backend unless one is already chosen.

@@ -11,6 +11,7 @@ from ..errors import OptionError
 from ..instance import Instance
 from ..schedule import Schedule
 from .pyplot import pyplot
+from .time_axis import set_time_axis
 
 __all__ = ["plot_gantt"]
 
@@ -28,13 +29,19 @@ def _runs(machines: Sequence[int]) -> list[tuple[int, int]]:
 
 def plot_gantt(instance: Instance, schedule: Schedule, *,
                window: tuple[float, float] | None = None, partition: int = 0,
-               ax=None, max_jobs: int = 5000, show_io: bool = True):
+               ax=None, max_jobs: int = 5000, show_io: bool = True,
+               epoch: float | None = None, since: str = "t = 0"):
     """Draw the jobs of ``partition`` that overlap ``window`` (default: all).
 
     Rows are machines when every job of the partition states its
     ``machines`` (online schedules), otherwise one row per job. Each job is
     a bar over ``[S_i, C_i)`` on its machines; its I/O phases are drawn as
     darker segments inside the bar; a killed job has a red outline.
+
+    The time axis (:func:`~opt_sched.plot.time_axis.set_time_axis`) reads
+    UTC dates when ``epoch`` (the Unix time of t = 0) is given, else
+    seconds, hours or days since ``since``; ``window`` is in the schedule's
+    seconds either way.
 
     Raises
     ------
@@ -80,13 +87,12 @@ def plot_gantt(instance: Instance, schedule: Schedule, *,
                 ax.broken_barh(io, (first + 0.15 * count, 0.7 * count),
                                facecolors="black", alpha=0.45, linewidth=0)
     ax.set_xlim(lo, hi)
+    set_time_axis(ax, lo, hi, epoch=epoch, since=since)
     size = instance.platform.partitions[partition].nodes
     ax.set_ylim(0, size if by_machine else max(1, len(shown)))
-    ax.set_xlabel("time (s)")
     ax.set_ylabel("machine" if by_machine else "job")
     ax.set_title(f"{instance.name}: {schedule.method or 'schedule'}, "
-                 f"{len(shown)} jobs in [{lo:.6g}, {hi:.6g})"
-                 + (" (I/O darker)" if show_io else ""))
+                 f"{len(shown)} jobs" + (" (I/O darker)" if show_io else ""))
     if not by_machine:
         ax.set_yticks(np.arange(len(shown)) + 0.5)
         ax.set_yticklabels([js.id for js in shown], fontsize=7)

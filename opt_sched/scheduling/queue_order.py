@@ -185,8 +185,9 @@ def get_queue_order(order: str | QueueOrder, **options: Any) -> QueueOrder:
     head, colon, arg = order.strip().partition(":")
     head = head.lower()
     if colon and not arg.strip():
-        raise OptionError(f"order={order!r}: nothing after ':' (give NAME:ARG, "
-                          f"e.g. fairshare:sigmoid-2, or the name alone)")
+        raise OptionError(f"order={order!r}: no argument after ':' (give NAME:ARG, "
+                          f"e.g. fairshare:OPERATOR with an operator such as "
+                          f"sigmoid-2, or the name alone)")
     factory = QUEUE_ORDERS.get(head)
     if factory is None:
         raise OptionError(f"order={order!r} is unknown; choose one of "

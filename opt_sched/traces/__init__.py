@@ -6,7 +6,11 @@ Readers (each returns ``(Trace, SkipSummary)``; print the summary):
   plain or gzipped.
 - :func:`read_batsim` -- Batsim JSON workloads (``delay`` profiles), with the
   platform XML for the machine count.
-- :func:`read_trace` -- either, by file name.
+- :func:`read_trace` -- any registered format (SWF, Batsim, Slurm ``sacct``,
+  PBS/Torque accounting; :data:`TRACE_FORMATS`), by name or content, under
+  the reading rules :class:`TraceReading` (job size, cancelled and
+  zero-run-time jobs, time range, flurries), applied once for every format
+  by :func:`records_to_trace`.
 
 Conversion: :func:`trace_to_instance` / :func:`convert_trace` give the jobs
 compute/I/O iterations with a named I/O profile
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .reading import TraceReading
     from .skips import SkipSummary
     from .trace import Trace
 
@@ -48,6 +53,12 @@ _LAZY: dict[str, str] = {
     "ProfileDraw": ".profiles",
     "make_profile": ".profiles",
     "SkipSummary": ".skips",
+    "TRACE_FORMATS": ".formats",
+    "detect_format": ".formats",
+    "TraceFormat": ".reading",
+    "TraceReading": ".reading",
+    "TraceRecords": ".reading",
+    "records_to_trace": ".rules",
     "read_swf": ".swf_reader",
     "write_swf": ".swf_writer",
     "Trace": ".trace",
@@ -60,20 +71,26 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 __all__ = [
     "OUT_JOBS_COLUMNS",
     "PROFILE_NAMES",
+    "TRACE_FORMATS",
     "IOProfile",
     "ProfileDraw",
     "SkipSummary",
     "Trace",
     "TraceConversion",
+    "TraceFormat",
     "TraceJob",
+    "TraceReading",
+    "TraceRecords",
     "convert_trace",
     "count_compute_hosts",
+    "detect_format",
     "interval_set",
     "make_profile",
     "parse_interval_set",
     "read_batsim",
     "read_swf",
     "read_trace",
+    "records_to_trace",
     "solve_odds_scale",
     "trace_to_instance",
     "write_out_jobs",
@@ -81,15 +98,17 @@ __all__ = [
 ]
 
 
-def read_trace(path: str | Path, platform: str | Path | None = None, *,
-               overrun: str = "extend") -> tuple[Trace, SkipSummary]:
-    """Read a Batsim workload (``*.json``, ``*.json.gz``) or an SWF file
-    (anything else)."""
-    name = Path(path).name.lower()
-    if name.endswith((".json", ".json.gz")):
-        from .batsim_workload import read_batsim
+def read_trace(path: str | Path, platform: str | Path | None = None,
+               reading: TraceReading | None = None, format: str | None = None, *,
+               overrun: str | None = None) -> tuple[Trace, SkipSummary]:
+    """Read any trace (:func:`opt_sched.traces.formats.read_trace`):
+    ``format`` or the detected one, under ``reading``; ``overrun``, given,
+    replaces ``reading.overrun`` (the former keyword of this function)."""
+    from .formats import read_trace as read
+    from .reading import TraceReading
 
-        return read_batsim(path, platform, overrun=overrun)
-    from .swf_reader import read_swf
+    if overrun is not None:
+        from dataclasses import replace
 
-    return read_swf(path, overrun=overrun)
+        reading = replace(reading or TraceReading(), overrun=overrun)
+    return read(path, platform, reading, format)

@@ -7,10 +7,24 @@ strings exactly as written (``424242`` -> ``"424242"``, ``"w0!1"`` stays
 ``"w0!1"``), so :func:`~opt_sched.traces.out_jobs.write_out_jobs` writes
 Batsim's own ids back.
 
-Machine count: the compute hosts of ``platform`` (when given), limited by the
-workload's ``nb_res`` (a platform may have more hosts than the experiment
-used: ``batsim-medium_late/platform.xml`` has 128 compute hosts, its workload
-``nb_res`` = 32, and Batsim's reference run used 32 machines). A job's
+Machine count (:attr:`TraceReading.machines <opt_sched.traces.reading.TraceReading>`),
+as Batsim decides it:
+
+- ``"platform"`` (the default, Batsim's default): the compute hosts of
+  ``platform`` (:func:`~opt_sched.traces.batsim_platform.count_compute_hosts`),
+  whatever the workload's ``nb_res``. Batsim 4 run without
+  ``--mmax-workload`` on ``cluster512.xml`` computes on all 512 hosts of a
+  workload whose ``nb_res`` is 32.
+- ``"workload"`` (Batsim's ``--mmax-workload``, CLI ``--mmax-workload``): at
+  most the workload's ``nb_res`` machines, the first ``nb_res`` compute
+  hosts. ``batsim-medium_late`` was run this way: its platform has 128
+  compute hosts, its ``out_schedule.csv`` says 32 computing machines
+  (``nb_res``), and Batsim's v1.1 tutorial runs this platform
+  (``energy_platform_homogeneous_no_net_128.xml``) with ``--mmax-workload``.
+
+Without a platform, the machines are ``nb_res`` (either reading), else the
+widest job (the conversion decides). The summary notes when ``nb_res`` and
+the platform disagree, and what was used. A job's
 ``group`` is its profile name (the application, for history-based
 estimates). The same skip
 reasons and estimate rules as SWF apply (``instances/traces.md``); a Batsim
@@ -38,6 +52,7 @@ from ..instance import _shown
 from ..io import parse_json
 from ..limits import MAX_COUNT, MAX_MACHINES, MAX_VALUE, MIN_NORMAL
 from .batsim_platform import count_compute_hosts
+from .reading import TraceReading
 from .skips import SkipCounter, SkipSummary
 from .swf_reader import read_text, trace_name
 from .trace import Trace
@@ -79,22 +94,33 @@ def _processors(label: str, where: str, value: Any) -> int:
 
 
 def _machine_count(label: str, nb_res: int | None, platform: str | Path | None,
-                   counter: SkipCounter) -> int | None:
-    """The machines of the workload: the platform's compute hosts, limited
-    by ``nb_res`` (module docstring); at most ``MAX_MACHINES``."""
+                   machines: str, counter: SkipCounter) -> int | None:
+    """The machines of the workload (module docstring): the platform's compute
+    hosts, or with ``machines == "workload"`` at most ``nb_res``; at most
+    ``MAX_MACHINES``."""
     if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
                                or nb_res < 1):
         raise TraceError(f"{label}: nb_res={_shown(nb_res)} is not a positive integer")
+    if machines == "workload" and nb_res is None:
+        raise OptionError(f"mmax-workload: {label} has no nb_res (the machine "
+                          f"limit --mmax-workload reads)")
     machine = nb_res
     source = f"{label}: nb_res"
     if platform is not None:
+        name = Path(platform).name
         hosts = count_compute_hosts(platform)
-        if nb_res is not None and hosts > nb_res:
-            counter.notes.append(f"{Path(platform).name} has {hosts} compute hosts; "
-                                 f"the workload's nb_res={nb_res} limits the machines "
-                                 f"(as Batsim's machine limit did)")
-        if nb_res is None or hosts < nb_res:
-            machine, source = hosts, f"{Path(platform).name}: compute hosts"
+        machine, source = hosts, f"{name}: compute hosts"
+        if machines == "workload" and nb_res is not None and nb_res < hosts:
+            machine, source = nb_res, f"{label}: nb_res"
+            counter.notes.append(f"machines: {nb_res} (the workload's nb_res, "
+                                 f"--mmax-workload); {name} has {hosts} compute "
+                                 f"hosts")
+        elif nb_res is not None and nb_res != hosts:
+            counter.notes.append(
+                f"machines: {hosts}, the compute hosts of {name} (Batsim's "
+                f"default); the workload's nb_res is {nb_res}"
+                + (" (--mmax-workload limits the machines to it)"
+                   if nb_res < hosts else " (more than the platform has)"))
     if machine is not None and machine > MAX_MACHINES:
         raise TraceError(f"{source}={machine:,} exceeds the limit {MAX_MACHINES:,} "
                          f"machines")
@@ -127,8 +153,9 @@ def _delay_table(label: str, profiles: Any) -> dict[str, float | str]:
     return table
 
 
-def read_batsim(path: str | Path, platform: str | Path | None = None, *,
-                overrun: str = "extend") -> tuple[Trace, SkipSummary]:
+def read_batsim(path: str | Path, platform: str | Path | None = None,
+                reading: TraceReading | None = None, *,
+                overrun: str | None = None) -> tuple[Trace, SkipSummary]:
     """Read a Batsim workload (and optionally its platform).
 
     Parameters
@@ -138,8 +165,13 @@ def read_batsim(path: str | Path, platform: str | Path | None = None, *,
     platform
         The SimGrid platform XML; its compute hosts give the machine count
         (see the module docstring).
+    reading
+        The reading rules (:class:`~opt_sched.traces.reading.TraceReading`):
+        ``machines`` (module docstring) and ``overrun``; default
+        ``TraceReading()``.
     overrun
-        As in :func:`~opt_sched.traces.swf_reader.read_swf`.
+        As in :func:`~opt_sched.traces.swf_reader.read_swf`; given, it
+        replaces ``reading.overrun``.
 
     Returns
     -------
@@ -154,7 +186,10 @@ def read_batsim(path: str | Path, platform: str | Path | None = None, *,
         job and the field), a job naming an unknown profile, a duplicate id,
         or a profile whose type is not ``delay`` (named).
     """
-    if overrun not in ("extend", "keep"):
+    reading = TraceReading() if reading is None else reading
+    if overrun is None:
+        overrun = reading.overrun
+    elif overrun not in ("extend", "keep"):
         raise OptionError(f"read_batsim: overrun={overrun!r} is unknown (choose "
                           f"from extend, keep)")
     path = Path(path)
@@ -171,7 +206,8 @@ def read_batsim(path: str | Path, platform: str | Path | None = None, *,
     delays = _delay_table(label, data["profiles"])
     counter = SkipCounter(label, unit="job")
 
-    machine = _machine_count(label, data.get("nb_res"), platform, counter)
+    machine = _machine_count(label, data.get("nb_res"), platform,
+                             reading.machines, counter)
 
     rows: list[tuple[float, float, float, int, int, str, str | None, str]] = []
     seen: dict[str, int] = {}

@@ -3,9 +3,14 @@
 One partition of ``P`` machines behind one I/O node of bandwidth ``b``.
 Every trace job becomes a periodic job (SPEC §2, §9):
 
-- ``release`` = submit time (absolute, as in the file; Batsim workloads and
-  KTH-SP2 start at 0), ``walltime`` = the estimate, ``nodes`` = ``Q_i``,
-  ``user`` and ``group`` from the trace, id = the trace's id;
+- ``release`` = submit time minus the *origin* (the first submit, unless
+  ``origin`` is given: :mod:`~opt_sched.traces.time_origin`), so t = 0 is the
+  first submit and every metric, curve and picture starts there (a log in
+  Unix epochs has releases near 0, not 1.6e9); ``walltime`` = the estimate,
+  ``nodes`` = ``Q_i``, ``user`` and ``group`` from the trace, id = the
+  trace's id. :attr:`TraceConversion.origin` keeps the shift (and the date
+  when the log says), for the writers that give times back in the file's
+  clock;
 - ``n_i`` iterations of compute ``w_i = (1 - f_i) T_i / n_i`` and I/O
   volume ``v_i = f_i T_i b / n_i``, with ``f_i`` and ``n_i`` drawn by the I/O
   profile (:mod:`~opt_sched.traces.profiles`), so that the contention-free
@@ -36,6 +41,7 @@ from ..limits import MAX_MACHINES
 from .calibration import alpha_of, load_weights, odds_scale, solve_odds_scale
 from .fast_jobs import periodic_jobs
 from .profiles import IOProfile, make_profile
+from .time_origin import TimeOrigin
 from .trace import Trace
 
 __all__ = ["TraceConversion", "convert_trace", "trace_to_instance"]
@@ -64,6 +70,9 @@ class TraceConversion:
         ``A = P sum T_i / sum Q_i T_i``.
     info
         The profile's parameters (:attr:`ProfileDraw.info`).
+    origin
+        Where t = 0 lies in the trace's clock (:class:`TimeOrigin`):
+        ``release = submit - origin.shift``.
     """
 
     instance: Instance
@@ -75,6 +84,7 @@ class TraceConversion:
     odds_scale: float
     load_factor: float
     info: Mapping[str, object] = field(default_factory=dict)
+    origin: TimeOrigin = field(default_factory=TimeOrigin)
 
     @property
     def num_io_phases(self) -> int:
@@ -127,8 +137,8 @@ def _bandwidth(value: float | None, suggested: float | None) -> float:
 def convert_trace(trace: Trace, profile: str | IOProfile = "none", *, seed: int = 0,
                   alpha: float | None = None, bandwidth: float | None = None,
                   nodes: int | None = None, name: str | None = None,
-                  profile_options: Mapping[str, object] | None = None
-                  ) -> TraceConversion:
+                  profile_options: Mapping[str, object] | None = None,
+                  origin: float | None = None) -> TraceConversion:
     """Build the instance of ``trace`` under an I/O profile (module docstring).
 
     Parameters
@@ -148,12 +158,15 @@ def convert_trace(trace: Trace, profile: str | IOProfile = "none", *, seed: int 
         ``P``; ``None``: the trace's machine size.
     name
         Instance name (default: the trace's).
+    origin
+        The trace-clock time that becomes t = 0 (``0`` keeps the file's
+        times); ``None``: the first submit (module docstring).
 
     Raises
     ------
     OptionError
         Unknown profile or option, ``nodes`` below the widest job, an
-        unreachable ``alpha``, a bad ``bandwidth`` or ``seed``.
+        unreachable ``alpha``, a bad ``bandwidth``, ``seed`` or ``origin``.
     """
     if len(trace) == 0:
         raise OptionError(f"trace {trace.name!r} has no simulable job")
@@ -164,6 +177,7 @@ def convert_trace(trace: Trace, profile: str | IOProfile = "none", *, seed: int 
             raise OptionError("profile_options are only for a profile given by name")
         io_profile = profile
     machines = _machines(trace, nodes)
+    start = TimeOrigin.of_trace(trace.header, trace.submit, origin)
     weights = load_weights(trace.nodes, trace.run_time, machines)
     load_factor = float(weights.sum())
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(
@@ -182,21 +196,22 @@ def convert_trace(trace: Trace, profile: str | IOProfile = "none", *, seed: int 
     compute = (1.0 - fractions) * run / iterations
     volume = fractions * run * band / iterations
     jobs = periodic_jobs(trace.ids, trace.nodes, compute, volume, iterations,
-                         trace.submit, trace.walltime, trace.users, trace.groups)
+                         trace.submit - start.shift if start.shift else trace.submit,
+                         trace.walltime, trace.users, trace.groups)
     instance = Instance(name or trace.name,
                         Platform.homogeneous(1, machines, band), jobs)
     return TraceConversion(instance, io_profile.name, fractions, iterations, band,
                            alpha_of(fractions, weights), scale, load_factor,
-                           dict(draw.info))
+                           dict(draw.info), start)
 
 
 def trace_to_instance(trace: Trace, profile: str | IOProfile = "none", *,
                       seed: int = 0, alpha: float | None = None,
                       bandwidth: float | None = None, nodes: int | None = None,
                       name: str | None = None,
-                      profile_options: Mapping[str, object] | None = None
-                      ) -> Instance:
+                      profile_options: Mapping[str, object] | None = None,
+                      origin: float | None = None) -> Instance:
     """The instance of :func:`convert_trace` (same parameters)."""
     return convert_trace(trace, profile, seed=seed, alpha=alpha,
                          bandwidth=bandwidth, nodes=nodes, name=name,
-                         profile_options=profile_options).instance
+                         profile_options=profile_options, origin=origin).instance

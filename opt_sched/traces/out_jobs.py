@@ -18,7 +18,10 @@ interval set of the job's machines (``"0-3 7"``); machines of partition
 ``k`` are numbered after those of partitions ``0..k-1``; empty when the
 schedule does not record machines. Energy is not modelled: ``-1``.
 A Batsim id ``"w0!7"`` is written as ``job_id = 7``, ``workload_name =
-w0``, as Batsim does. Times are written with full precision (``repr``).
+w0``, as Batsim does. Times are written with full precision (``repr``), in
+the workload's own clock: ``origin`` (the conversion's
+:attr:`~opt_sched.traces.time_origin.TimeOrigin.shift`, 0 by default) is added
+to ``submission_time``, ``starting_time`` and ``finish_time``.
 The older Batsim file in ``batsim-medium_late`` has a ``hacky_job_id``
 column and no ``profile``/``final_state``/``metadata``; evalys and
 ``compare_out_jobs.py`` read both.
@@ -84,8 +87,8 @@ def _split_id(job_id: str, workload_name: str) -> tuple[str, str]:
 
 
 def out_jobs_rows(instance: Instance, schedule: Schedule,
-                  trace: Trace | None = None, *, workload_name: str = "w0"
-                  ) -> list[dict[str, object]]:
+                  trace: Trace | None = None, *, workload_name: str = "w0",
+                  origin: float = 0.0) -> list[dict[str, object]]:
     """One dict per job (instance order) with the :data:`OUT_JOBS_COLUMNS`."""
     schedule.check_shape(instance)
     offsets = [0]
@@ -108,15 +111,15 @@ def out_jobs_rows(instance: Instance, schedule: Schedule,
             "job_id": job_name,
             "workload_name": workload,
             "profile": profile_of.get(job.id) or "",
-            "submission_time": job.release,
+            "submission_time": job.release + origin,
             "requested_number_of_resources": job.nodes,
             "requested_time": job.walltime if job.walltime is not None else -1,
             "success": 0 if killed else 1,
             "final_state": ("COMPLETED_WALLTIME_REACHED" if killed
                             else "COMPLETED_SUCCESSFULLY"),
-            "starting_time": start,
+            "starting_time": start + origin,
             "execution_time": execution,
-            "finish_time": end,
+            "finish_time": end + origin,
             "waiting_time": start - job.release,
             "turnaround_time": turnaround,
             "stretch": turnaround / execution if execution > 0 else "",
@@ -128,16 +131,19 @@ def out_jobs_rows(instance: Instance, schedule: Schedule,
 
 
 def write_out_jobs(path: str | Path, instance: Instance, schedule: Schedule,
-                   trace: Trace | None = None, *, workload_name: str = "w0") -> None:
+                   trace: Trace | None = None, *, workload_name: str = "w0",
+                   origin: float = 0.0) -> None:
     """Write ``out_jobs.csv`` atomically (temp file + rename).
 
-    ``trace`` (optional) supplies Batsim profile names. Raises
+    ``trace`` (optional) supplies Batsim profile names; ``origin`` is added
+    to the times written (module docstring). Raises
     :class:`~opt_sched.errors.ScheduleFormatError` if the schedule does not
     fit the instance and :class:`~opt_sched.errors.OutputError` if ``path``
     cannot be written.
     """
     try:
-        rows = out_jobs_rows(instance, schedule, trace, workload_name=workload_name)
+        rows = out_jobs_rows(instance, schedule, trace, workload_name=workload_name,
+                             origin=origin)
     except KeyError as err:  # pragma: no cover - check_shape catches it first
         raise ScheduleFormatError(f"schedule: job {err.args[0]!r} is missing") \
             from None

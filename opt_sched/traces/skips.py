@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InternalError
 
-__all__ = ["ADJUSTMENTS", "SKIP_REASONS", "SkipCounter", "SkipSummary"]
+if TYPE_CHECKING:
+    from .filters import Flurry
+
+__all__ = ["ADJUSTMENTS", "SKIP_REASONS", "ReadingRule", "SizeChange", "SkipCounter",
+           "SkipSummary"]
 
 SKIP_REASONS: Mapping[str, str] = {
     "submit_unknown": "submit time unknown (-1)",
@@ -24,6 +29,10 @@ SKIP_REASONS: Mapping[str, str] = {
     "processors_zero": "zero processors",
     "wider_than_machine": "wider than the machine",
     "negative_value": "a negative value other than -1",
+    "not_finished": "still pending or running when the log was taken",
+    "cancelled_unstarted": "cancelled before it started (status 5, run time <= 0)",
+    "outside_time_range": "submitted outside --time-range",
+    "flurry": "in a flurry (one user's burst of similar jobs)",
 }
 """Skip reason code -> the sentence printed in summaries."""
 
@@ -32,10 +41,51 @@ ADJUSTMENTS: Mapping[str, str] = {
     "walltime_short": "requested time < run time: estimate := run time",
     "walltime_short_kept": "requested time < run time: kept (the job overruns "
                            "its estimate)",
+    "run_time_zero_kept": "run time 0 kept: run time := 1 s (the smallest SWF "
+                          "time unit)",
 }
 """Adjustment code -> the sentence printed in summaries."""
 
 _EXAMPLES = 5
+_FLURRIES_SHOWN = 20
+
+
+class ReadingRule(NamedTuple):
+    """One line of a summary's reading: a convention or a filter, as applied.
+
+    Attributes
+    ----------
+    kind
+        ``"reading"`` (a convention: job size, failed jobs, estimates, time
+        zone) or ``"filter"`` (a hygiene filter that may skip jobs).
+    name
+        ``"job size"``, ``"cancelled"``, ``"zero run time"``, ``"time
+        range"``, ``"flurries"``, ...
+    rule
+        The rule, one sentence, with the option's value.
+    count
+        The jobs it concerned (skipped, changed or found).
+    """
+
+    kind: str
+    name: str
+    rule: str
+    count: int
+
+    def to_dict(self) -> dict[str, object]:
+        return self._asdict()
+
+
+class SizeChange(NamedTuple):
+    """A job whose size depends on ``--job-size``: SWF fields 5 and 8 differ."""
+
+    line: int
+    id: str
+    allocated: int
+    requested: int
+
+    def to_dict(self) -> dict[str, object]:
+        return self._asdict()
 
 
 @dataclass(frozen=True)
@@ -65,6 +115,15 @@ class SkipSummary:
     unit
         ``"line"`` (SWF: ``examples`` are 1-based file lines) or ``"job"``
         (Batsim: 0-based indices in the ``jobs`` list).
+    rules
+        The reading and the filters applied, one :class:`ReadingRule` each
+        (empty for a reader outside :func:`~opt_sched.traces.rules.records_to_trace`).
+    size_changes
+        The records whose processors differ between ``--job-size allocated``
+        and ``requested`` (both known and unequal), in file order.
+    flurries
+        The flurries found (:func:`~opt_sched.traces.filters.find_flurries`),
+        dropped or kept as ``--flurries`` says.
     """
 
     source: str
@@ -76,6 +135,9 @@ class SkipSummary:
     notes: tuple[str, ...] = ()
     machine_size: int | None = None
     unit: str = "line"
+    rules: tuple[ReadingRule, ...] = ()
+    size_changes: tuple[SizeChange, ...] = ()
+    flurries: tuple[Flurry, ...] = ()
 
     @property
     def total_skipped(self) -> int:
@@ -122,8 +184,35 @@ class SkipSummary:
                     first = ", ".join(f"jobs[{x}]" for x in shown)
                 more = ", ..." if count > len(shown) else ""
                 out.append(f"  {label:<8} {count:>6}  {text} ({first}{more})")
+        for rule in self.rules:
+            out.append(f"  {rule.kind:<8} {rule.name}: {rule.rule}")
+            if rule.name == "flurries":
+                out.extend(f"           flurry {flurry.describe()}"
+                           for flurry in self.flurries[:_FLURRIES_SHOWN])
+                if len(self.flurries) > _FLURRIES_SHOWN:
+                    out.append(f"           ... {len(self.flurries) - _FLURRIES_SHOWN} "
+                               f"more flurries (--json lists all)")
         out.extend(f"  note: {note}" for note in self.notes)
         return "\n".join(out)
+
+    def to_dict(self) -> dict[str, object]:
+        """The summary for ``--json``: counts, reasons, first lines, the
+        reading's rules, the flurries and every job whose size depends on
+        ``--job-size``."""
+        def table(counts: Mapping[str, int], names: Mapping[str, str]) -> dict:
+            return {code: {"count": count, "reason": names.get(code, code),
+                           "examples": list(self.examples.get(code, ()))}
+                    for code, count in counts.items()}
+
+        return {"source": self.source, "unit": self.unit, "records": self.lines,
+                "kept": self.kept, "skipped": self.total_skipped,
+                "machine_size": self.machine_size,
+                "skip_reasons": table(self.skipped, SKIP_REASONS),
+                "adjustments": table(self.adjusted, ADJUSTMENTS),
+                "rules": [rule.to_dict() for rule in self.rules],
+                "flurries": [flurry.to_dict() for flurry in self.flurries],
+                "size_changes": [change.to_dict() for change in self.size_changes],
+                "notes": list(self.notes)}
 
     def __str__(self) -> str:
         return self.format()
@@ -156,18 +245,32 @@ class SkipCounter:
             raise InternalError(f"unknown adjustment {code!r}")
         self._count(self.adjusted, code, where)
 
+    def _count_many(self, table: dict[str, int], code: str,
+                    where: Sequence[int]) -> None:
+        count = len(where)
+        if not count:
+            return
+        table[code] = table.get(code, 0) + count
+        first = self.examples.setdefault(code, [])
+        first.extend(int(x) for x in where[:max(0, _EXAMPLES - len(first))])
+
     def skip_many(self, code: str, where: Sequence[int]) -> None:
         """Skip ``len(where)`` jobs for ``code`` (``where``: their lines)."""
-        for number in where:
-            self.skip(code, int(number))
+        if code not in SKIP_REASONS:
+            raise InternalError(f"unknown skip reason {code!r}")
+        self._count_many(self.skipped, code, where)
 
     def adjust_many(self, code: str, where: Sequence[int]) -> None:
         """Count ``len(where)`` adjusted jobs (``where``: their lines)."""
-        for number in where:
-            self.adjust(code, int(number))
+        if code not in ADJUSTMENTS:
+            raise InternalError(f"unknown adjustment {code!r}")
+        self._count_many(self.adjusted, code, where)
 
     def summary(self, lines: int, kept: int,
-                machine_size: int | None = None) -> SkipSummary:
+                machine_size: int | None = None, *,
+                rules: Sequence[ReadingRule] = (),
+                size_changes: Sequence[SizeChange] = (),
+                flurries: Sequence[Flurry] = ()) -> SkipSummary:
         """Freeze the counts; raise :class:`InternalError` if a job was lost."""
         skipped = sum(self.skipped.values())
         if kept + skipped != lines:
@@ -176,4 +279,5 @@ class SkipCounter:
         return SkipSummary(self.source, lines, kept, dict(self.skipped),
                            dict(self.adjusted),
                            {k: tuple(v) for k, v in self.examples.items()},
-                           tuple(self.notes), machine_size, self.unit)
+                           tuple(self.notes), machine_size, self.unit,
+                           tuple(rules), tuple(size_changes), tuple(flurries))

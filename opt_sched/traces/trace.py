@@ -57,7 +57,8 @@ class Trace:
     name
         Workload name (the file name without ``.swf``/``.json``/``.gz``).
     format
-        ``"swf"`` or ``"batsim"``.
+        The format's registry name (``"swf"``, ``"batsim"``, ``"sacct"``,
+        ``"pbs"``, :data:`~opt_sched.traces.formats.TRACE_FORMATS`).
     machine_size
         Machines of the traced system (SWF header ``MaxProcs``, else
         ``MaxNodes``; Batsim: compute hosts of the platform, else
@@ -69,8 +70,10 @@ class Trace:
         The file's metadata (SWF ``; Key: value`` header lines, Batsim
         top-level keys other than ``jobs``/``profiles``), as strings.
     swf_fields
-        SWF only: the 18 raw fields of each kept job (float, ``-1`` =
-        unknown), for writing the trace back with our start times.
+        The 18 SWF fields of each kept job as read (float, ``-1`` =
+        unknown; for ``sacct``/PBS the SWF row their reader made, before the
+        reading rules), for writing the trace back with our start times;
+        ``None`` for Batsim workloads.
     """
 
     name: str

@@ -202,24 +202,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the converted instance (JSON)")
     parser.add_argument("--gantt", type=output_path, help="Gantt chart (PNG)")
     parser.add_argument("--gantt-window", type=_window, default=None,
-                        help="START:END of the Gantt chart")
+                        help="START:END of the Gantt chart, in seconds (a "
+                             "trace's t = 0 is its first submit)")
     parser.add_argument("--usage", type=output_path,
                         help="utilisation and queue curves (PNG)")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bar, no progress of the window bounds")
     parser.add_argument("--window", type=_job_window, default=None,
                         metavar="START:COUNT",
-                        help="window gap: the online makespan, max flow stretch "
-                             "and mean flow time of COUNT consecutive jobs (20-60) "
-                             "from job index START, against a lower bound for "
-                             "every clairvoyant schedule that leaves the jobs "
-                             "running at the window start as they ran "
+                        help="window bracket: the online makespan, max flow "
+                             "stretch and mean flow time of the jobs queued when "
+                             "job START arrives plus the next arrivals, COUNT jobs "
+                             "(20-60), against the best schedule found and a "
+                             "lower bound for every clairvoyant schedule that "
+                             "leaves the jobs running then as they ran "
                              "(models/window-gap.md)")
     parser.add_argument("--window-time-limit", type=positive_float, default=30.0,
-                        help="seconds of each CP-SAT window bound (default 30)")
+                        help="seconds per objective of the window bracket, half "
+                             "for the schedule search, half for the bound "
+                             "(default 30)")
+    parser.add_argument("--window-mode", choices=("state", "consecutive"),
+                        default="state",
+                        help="window jobs: 'state' (default) the jobs queued at "
+                             "the window start plus the next arrivals; "
+                             "'consecutive' COUNT jobs from START, the queued "
+                             "ones left out (the first definition)")
     from ..gang import add_gang_options
 
     add_gang_options(parser.add_argument_group("gang scheduling (seed 004)"))
+    from ..trace_options import add_trace_options
+
+    add_trace_options(parser)
 
 
 def _instance_data(path: Path) -> dict | None:
@@ -247,12 +260,19 @@ def _load(args: argparse.Namespace):
         if args.io_profile != "none" or args.alpha or args.bandwidth or args.nodes:
             raise OptionError("--io-profile/--alpha/--bandwidth/--nodes apply to "
                               "traces, not to instance files")
+        from ..trace_options import given_trace_options
+
+        if given_trace_options(args):
+            raise OptionError(f"{given_trace_options(args)[0]} applies to traces, "
+                              f"not to instance files")
         return instance_from_dict(data), None, None, None
     platform = args.platform
     if platform is None and path.name.lower().endswith((".json", ".json.gz")):
         beside = path.parent / "platform.xml"
         platform = beside if beside.is_file() else None
-    trace, skips = read_trace(path, platform)
+    from ..trace_options import trace_reading
+
+    trace, skips = read_trace(path, platform, trace_reading(args), args.format)
     conversion = convert_trace(trace, args.io_profile, seed=args.seed,
                                alpha=args.alpha, bandwidth=args.bandwidth,
                                nodes=args.nodes)
@@ -499,7 +519,8 @@ def run(args: argparse.Namespace) -> int:
 METHOD_REFUSES = frozenset({"scheduler", "order", "priority", "limit", "estimates",
                             "pretrain", "bf_depth", "bf_interval", "cores_per_node",
                             "workflows", "workflow_mode", "io_policy",
-                            "kill_at_walltime", "window", "window_time_limit"}
+                            "kill_at_walltime", "window", "window_time_limit",
+                            "window_mode"}
                            ) | GANG_OPTIONS
 """Options of ``--scheduler`` that ``--methods`` refuses: a method spec
 carries its own parameters and I/O policy (``easy(order=sjf)/fifo``)."""
@@ -561,7 +582,7 @@ def _registry_methods(args: argparse.Namespace) -> int:
                      **{key: stats[key] for key in ROW_KEYS},
                      "validated": bool(args.validate), "replay_seconds": seconds})
         if len(chosen) == 1:
-            _write_outputs(args, instance, schedule, trace)
+            _write_outputs(args, instance, schedule, trace, _origin(conversion))
     if args.instance_out:
         from ...io import write_instance
 
@@ -570,13 +591,16 @@ def _registry_methods(args: argparse.Namespace) -> int:
         print_json({"trace": str(args.trace), "instance": instance.name,
                     "jobs": instance.num_jobs,
                     "skipped": 0 if skips is None else skips.total_skipped,
+                    "trace_reading": None if skips is None else skips.to_dict(),
                     "io_profile": args.io_profile, "io_phases": phases,
-                    "rows": rows})
+                    "time_origin": _origin_json(conversion), "rows": rows})
         return EXIT_OK
     if skips is not None:
         print(skips.format(), file=sys.stderr)
     if conversion is not None and args.io_profile != "none":
         print(conversion.describe())
+    if conversion is not None:
+        print(conversion.origin.describe())
     show_rows(rows, args, title=f"{instance.name}: {instance.num_jobs} jobs, {phases} "
               f"I/O phases, {len(rows)} method(s), execution {spec.label}"
               + (" (validated feasible)" if args.validate else ""))
@@ -584,21 +608,37 @@ def _registry_methods(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write_outputs(args: argparse.Namespace, instance, schedule, trace) -> None:
+def _origin(conversion):
+    """The time origin of a trace's instance (t = 0 is the first submit,
+    :mod:`opt_sched.traces.time_origin`), or ``None`` for an instance file."""
+    return None if conversion is None else conversion.origin
+
+
+def _origin_json(conversion) -> dict | None:
+    origin = _origin(conversion)
+    return None if origin is None else origin.to_dict()
+
+
+def _write_outputs(args: argparse.Namespace, instance, schedule, trace,
+                   origin=None) -> None:
     """The outputs of one schedule: ``--out``, ``--swf``, ``--schedule``,
-    ``--gantt``, ``--usage``."""
+    ``--gantt``, ``--usage``. ``out_jobs.csv`` holds the workload's own
+    times (``origin`` added back); the pictures read dates when the origin
+    has one."""
     from ...io import write_schedule
     from ...traces import write_out_jobs, write_swf
 
     if args.out:
-        write_out_jobs(args.out, instance, schedule, trace)
+        write_out_jobs(args.out, instance, schedule, trace,
+                       origin=0.0 if origin is None else origin.shift)
     if args.swf:
-        write_swf(args.swf, instance, schedule, trace)
+        write_swf(args.swf, instance, schedule, trace,
+                  origin=0.0 if origin is None else origin.shift)
     if args.schedule:
         write_schedule(schedule, args.schedule, instance)
     for option, kind in ((args.gantt, "gantt"), (args.usage, "usage")):
         if option:
-            _draw(kind, instance, schedule, option, args.gantt_window)
+            _draw(kind, instance, schedule, option, args.gantt_window, origin)
 
 
 def _say_written(args: argparse.Namespace) -> None:
@@ -641,7 +681,7 @@ def _space_sharing(args: argparse.Namespace) -> int:
     replayed = time.perf_counter() - t1
     # the validator's phase table serves the summary below: built once
     table = assert_feasible(instance, schedule).table if args.validate else None
-    _write_outputs(args, instance, schedule, trace)
+    _write_outputs(args, instance, schedule, trace, _origin(conversion))
     if args.instance_out:
         write_instance(instance, args.instance_out)
     window = None
@@ -653,16 +693,19 @@ def _space_sharing(args: argparse.Namespace) -> int:
         with solve_progress("window bound", args.window_time_limit,
                             quiet=args.quiet):
             window = window_gap(instance, schedule, *args.window,
-                                time_limit=args.window_time_limit)
+                                time_limit=args.window_time_limit,
+                                mode=args.window_mode)
     stats = summary(instance, schedule, phase_table=table).to_dict()
     report = {
         "trace": str(args.trace), "instance": instance.name, "jobs": instance.num_jobs,
         "skipped": 0 if skips is None else skips.total_skipped,
+        "trace_reading": None if skips is None else skips.to_dict(),
         "scheduler": schedule.method, "execution": schedule.execution,
         "priority": getattr(getattr(scheduler, "order", None), "name", None),
         "bf_depth": schedule.info.get("bf_depth", getattr(scheduler, "bf_depth", None)),
         "bf_interval": getattr(scheduler, "bf_interval", None),
         "io_profile": args.io_profile, "io_phases": phases,
+        "time_origin": _origin_json(conversion),
         "validated": bool(args.validate), "load_seconds": loaded,
         "replay_seconds": replayed, "kernels": kernels,
         "jobs_per_second": instance.num_jobs / replayed if replayed > 0 else None,
@@ -688,6 +731,8 @@ def _space_sharing(args: argparse.Namespace) -> int:
     print(f"{instance.name}: {instance.num_jobs} jobs{skipped}, {phases} I/O phases, "
           f"scheduler {schedule.method}, execution {schedule.execution}"
           + (" (validated feasible)" if args.validate else ""))
+    if conversion is not None:
+        print(conversion.origin.describe())
     print(f"replayed in {replayed:.2f} s ({report['jobs_per_second']:,.0f} jobs/s, "
           f"kernels {kernels}); loaded in {loaded:.2f} s")
     if kernels == "python" and python_seconds(instance.num_jobs, phases) > \
@@ -718,35 +763,60 @@ def _space_sharing(args: argparse.Namespace) -> int:
 
 
 def _window_json(window: dict) -> dict:
-    """The window report without the solver's internals."""
-    objectives = {name: {k: v for k, v in item.items() if k != "cpsat_info"}
+    """The window report without the solver's internals: per objective
+    ``online``, ``best_found``, ``lower_bound``, the bracket ``at_least`` /
+    ``at_most`` (fractions) and its ``width``, and where each side comes
+    from."""
+    objectives = {name: {k: v for k, v in item.items()
+                         if k not in ("cpsat_info", "search_info")}
                   for name, item in window["objectives"].items()}
     return {**window["window"], "objectives": objectives}
 
 
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
 def _window_text(window: dict) -> str:
     w = window["window"]
-    lines = [f"window {w['start']}:{w['count']} (jobs {w['first_job']}.."
-             f"{w['last_job']}, t0={w['t0']:g}): {w['running_jobs']} running jobs hold "
-             f"{w['held_nodes']} nodes and {w['reserved_io_time']:.6g} s of I/O; "
-             f"{w['queued_left_out']} jobs queued at t0 are left out",
-             f"  {'objective':18s} {'online':>14s} {'lower bound':>14s} {'gap':>9s}"
-             "  bound from"]
+    queued = (f"{w['queued_at_t0']} jobs queued at t0 are in the window"
+              if w.get("mode", "state") == "state" else
+              f"{w['queued_left_out']} jobs queued at t0 are left out")
+    lines = [f"window {w['start']}:{w['count']} ({w.get('mode', 'state')}, "
+             f"{w.get('jobs', w['count'])} jobs {w['first_job']}.."
+             f"{w['last_job']}, t0={w['t0']:g}): {w['running_jobs']} running jobs "
+             f"hold {w['held_nodes']} nodes and {w['reserved_io_time']:.6g} s of "
+             f"I/O; {queued}",
+             f"  {'objective':18s} {'online':>12s} {'best found':>12s} "
+             f"{'lower bound':>12s}  the policy is above the optimum by"]
     for name, item in window["objectives"].items():
-        gap = item["gap"]
-        shown = "n/a" if gap is None else f"{100 * gap:.2f}%"
+        best = item.get("best_found")
+        shown_best = "n/a" if best is None else f"{best:12.6g}"
+        if best is None:
+            bracket = f"at most {_percent(item['gap'])}"
+        else:
+            bracket = (f"at least {_percent(item['at_least'])}, at most "
+                       f"{_percent(item['at_most'])} (width "
+                       f"{max(0.0, 100 * item['width']):.2f} points)"
+                       if item.get("width") is not None else
+                       f"at least {_percent(item['at_least'])}")
         solved = " (CP-SAT solved the relaxation)" if item["cpsat_closed"] else ""
-        lines.append(f"  {name:18s} {item['online']:14.6g} {item['bound']:14.6g} "
-                     f"{shown:>9s}  {item['source']}{solved}")
+        lines.append(f"  {name:18s} {item['online']:12.6g} {shown_best:>12s} "
+                     f"{item['bound']:12.6g}  {bracket}")
+        lines.append(f"  {'':18s} schedule by {item.get('found_by', 'n/a')}, "
+                     f"bound by {item['source']}{solved}")
     return "\n".join(lines)
 
 
-def _draw(kind, instance, schedule, path, window) -> None:
+def _draw(kind, instance, schedule, path, window, origin=None) -> None:
     from ...plot import plot_gantt, plot_usage
     from ...plot.pyplot import save_figure
 
+    axis = ({} if origin is None else
+            {"epoch": origin.epoch, "since": "the first submit"
+             if origin.first_submit else "the origin"})
     if kind == "gantt":
-        figure = plot_gantt(instance, schedule, window=window).figure
+        figure = plot_gantt(instance, schedule, window=window, **axis).figure
     else:
-        figure = plot_usage(instance, schedule, window=window)
+        figure = plot_usage(instance, schedule, window=window, **axis)
     save_figure(figure, path, dpi=130, format="png")
