@@ -145,6 +145,10 @@ def test_time_zone_shifts_the_origin_only(records):
     assert not any("time zone" in note for note in berlin.notes)
     with pytest.raises(OptionError, match="tz='Nowhere/Land'"):
         sacct_records(SACCT, TraceReading(tz="Nowhere/Land"))
+    # UTC given is not UTC assumed
+    given = sacct_records(SACCT, TraceReading(tz="UTC"))
+    np.testing.assert_array_equal(given.fields, records.fields)
+    assert not any("assumed" in note for note in given.notes)
 
 
 def test_read_sacct_applies_the_rules():

@@ -145,7 +145,7 @@ def trace_reading(args: argparse.Namespace):
             job_size=args.job_size, overrun=args.overrun, cancelled=args.cancelled,
             zero_run_time=args.zero_run_time, time_range=args.time_range,
             flurries=args.flurries, flurry_jobs=args.flurry_jobs,
-            flurry_gap=args.flurry_gap, tz=args.tz or "UTC",
+            flurry_gap=args.flurry_gap, tz=args.tz,
             machines="workload" if args.mmax_workload else "platform")
     except OptionError as err:
         raise OptionError(f"--{err}") from None

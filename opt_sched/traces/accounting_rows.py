@@ -131,7 +131,7 @@ class AccountingRows:
         known = submits != -1
         origin = math.floor(float(submits[known].min())) if known.any() else 0
         submits[known] -= origin
-        header = {"UnixStartTime": str(origin), "TimeZoneString": tz,
+        header = {"UnixStartTime": str(origin), "TimeZoneString": tz or "UTC",
                   "Note": note}
         def pick(values: list) -> tuple:
             return tuple(values[k] for k in order)

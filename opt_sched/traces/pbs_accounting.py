@@ -266,7 +266,7 @@ def pbs_records(path: str | Path, reading: TraceReading | None = None
         other.append((job_id, kind))
         numbers.append(number)
     _unended(rows, jobs, other, numbers)
-    if reading.tz is None or reading.tz.upper() == "UTC":
+    if reading.tz is None:
         rows.notes.append("time zone: UTC (assumed; give --tz): used for the "
                           "record dates only (qtime, start, end are epochs)")
     rows.notes.append("machines are nodes (exec_host hosts; Resource_List."

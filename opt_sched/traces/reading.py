@@ -86,7 +86,8 @@ class TraceReading:
         ``flurry_gap`` seconds after the previous one.
     tz
         The time zone of the log's local timestamps (``sacct``, PBS), an
-        IANA name; ``"UTC"`` by default (and the summary says so).
+        IANA name; ``None`` (not given): UTC, and the summary says it was
+        assumed.
     machines
         :data:`MACHINE_COUNTS` (Batsim workloads).
     """
@@ -99,7 +100,7 @@ class TraceReading:
     flurries: str = "keep"
     flurry_jobs: int = 100
     flurry_gap: float = 60.0
-    tz: str = "UTC"
+    tz: str | None = None
     machines: str = "platform"
 
     def __post_init__(self) -> None:

@@ -275,7 +275,7 @@ def sacct_records(path: str | Path, reading: TraceReading | None = None
 
 def _notes(rows: AccountingRows, names: list[str], tz: str | None) -> None:
     lower = {name.lower() for name in names}
-    if tz is None or tz.upper() == "UTC":
+    if tz is None:
         rows.notes.append("time zone: UTC (assumed; give --tz)")
     cpus = [name for name in names if name.lower() in _CPU_COLUMNS]
     size = "AllocNodes" if "allocnodes" in lower else "NNodes"
