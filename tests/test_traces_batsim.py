@@ -130,3 +130,36 @@ def test_medium_late_workload():
     # job 424242 is first in the file but submitted last (t = 16000)
     assert trace.ids[-1] == "424242" and trace.submit[-1] == 16000.0
     assert np.all(np.diff(trace.submit) >= 0)
+
+
+def test_hygiene_filters_reach_batsim_workloads(tmp_path):
+    """A Batsim workload goes through the same counted reading rules as SWF:
+    ``--time-range`` keeps exactly the jobs submitted in ``[start, end)``
+    (counted independently from the JSON), and ``--zero-run-time keep``
+    keeps a job of delay 0 (1 s) instead of skipping it."""
+    folder = shared_data_dir() / "batsim-medium_late"
+    if not (folder / "workload.json").is_file():
+        pytest.skip("../shared/data/batsim-medium_late is absent")
+    data = json.loads((folder / "workload.json").read_text())
+    delays = {name: p["delay"] for name, p in data["profiles"].items()}
+    start, end = 1000.0, 5000.0
+    expected = [str(j["id"]) for j in data["jobs"]
+                if start <= j["subtime"] < end and delays[j["profile"]] > 0]
+    trace, summary = read_batsim(folder / "workload.json", folder / "platform.xml",
+                                 TraceReading(time_range=(start, end),
+                                              machines="workload"))
+    assert sorted(trace.ids) == sorted(expected)
+    assert summary.skipped["outside_time_range"] == sum(
+        not start <= j["subtime"] < end for j in data["jobs"])
+    assert summary.kept + summary.total_skipped == len(data["jobs"])
+
+    zero = {"nb_res": 2, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "z"},
+                                  {"id": 2, "subtime": 1, "res": 1, "profile": "d"}],
+            "profiles": {"z": {"type": "delay", "delay": 0},
+                         "d": {"type": "delay", "delay": 5}}}
+    tmp = tmp_path / "z.json"
+    tmp.write_text(json.dumps(zero))
+    dropped, _ = read_batsim(tmp)
+    kept, kept_summary = read_batsim(tmp, reading=TraceReading(zero_run_time="keep"))
+    assert dropped.ids == ("2",) and kept.ids == ("1", "2")
+    assert kept.run_time[0] == 1.0 and kept_summary.adjusted["run_time_zero_kept"] == 1

@@ -27,8 +27,11 @@ widest job (the conversion decides). The summary notes when ``nb_res`` and
 the platform disagree, and what was used. A job's
 ``group`` is its profile name (the application, for history-based
 estimates). The same skip
-reasons and estimate rules as SWF apply (``instances/traces.md``); a Batsim
-``walltime`` of ``-1`` means "none" and the estimate becomes the run time.
+reasons, estimate rules and hygiene filters as SWF apply: the workload is
+read into SWF rows (:func:`batsim_records`) and goes through the same
+reading rules (:func:`~opt_sched.traces.rules.records_to_trace`,
+``instances/traces.md``); a Batsim ``walltime`` of ``-1`` means "none" and
+the estimate becomes the run time.
 
 The limits of the data model (:mod:`opt_sched.limits`) apply: ``subtime``,
 ``walltime`` and ``delay`` within ``MAX_VALUE`` and not subnormal, ``res``
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +56,14 @@ from ..instance import _shown
 from ..io import parse_json
 from ..limits import MAX_COUNT, MAX_MACHINES, MAX_VALUE, MIN_NORMAL
 from .batsim_platform import count_compute_hosts
-from .reading import TraceReading
+from .reading import TraceReading, TraceRecords
+from .rules import records_to_trace
 from .skips import SkipCounter, SkipSummary
+from .swf_format import ALLOCATED, JOB, REQ_PROCS, REQ_TIME, RUN, STATUS, SUBMIT
 from .swf_reader import read_text, trace_name
 from .trace import Trace
 
-__all__ = ["read_batsim"]
+__all__ = ["batsim_records", "read_batsim"]
 
 
 def _number(label: str, where: str, key: str, value: Any) -> float:
@@ -153,31 +159,14 @@ def _delay_table(label: str, profiles: Any) -> dict[str, float | str]:
     return table
 
 
-def read_batsim(path: str | Path, platform: str | Path | None = None,
-                reading: TraceReading | None = None, *,
-                overrun: str | None = None) -> tuple[Trace, SkipSummary]:
-    """Read a Batsim workload (and optionally its platform).
-
-    Parameters
-    ----------
-    path
-        The workload JSON (plain or gzipped).
-    platform
-        The SimGrid platform XML; its compute hosts give the machine count
-        (see the module docstring).
-    reading
-        The reading rules (:class:`~opt_sched.traces.reading.TraceReading`):
-        ``machines`` (module docstring) and ``overrun``; default
-        ``TraceReading()``.
-    overrun
-        As in :func:`~opt_sched.traces.swf_reader.read_swf`; given, it
-        replaces ``reading.overrun``.
-
-    Returns
-    -------
-    (Trace, SkipSummary)
-        The jobs in submit order (ties keep file order); ``lines`` holds each
-        job's index in the ``jobs`` list.
+def batsim_records(path: str | Path, platform: str | Path | None = None,
+                   reading: TraceReading | None = None) -> TraceRecords:
+    """A Batsim workload as :class:`~opt_sched.traces.reading.TraceRecords`:
+    one SWF row per job (``subtime`` -> submit, the profile's ``delay`` -> run
+    time, ``res`` -> allocated and requested processors, ``walltime`` ->
+    requested time, status 1), its id, user and profile kept as written;
+    ``lines`` are the 0-based indices in ``jobs``. The machine count follows
+    ``reading.machines`` (module docstring).
 
     Raises
     ------
@@ -187,11 +176,6 @@ def read_batsim(path: str | Path, platform: str | Path | None = None,
         or a profile whose type is not ``delay`` (named).
     """
     reading = TraceReading() if reading is None else reading
-    if overrun is None:
-        overrun = reading.overrun
-    elif overrun not in ("extend", "keep"):
-        raise OptionError(f"read_batsim: overrun={overrun!r} is unknown (choose "
-                          f"from extend, keep)")
     path = Path(path)
     label = path.name
     data = parse_json(read_text(path), label, TraceError)
@@ -205,11 +189,13 @@ def read_batsim(path: str | Path, platform: str | Path | None = None,
         raise TraceError(f"{label}: jobs must be a list")
     delays = _delay_table(label, data["profiles"])
     counter = SkipCounter(label, unit="job")
-
     machine = _machine_count(label, data.get("nb_res"), platform,
                              reading.machines, counter)
 
-    rows: list[tuple[float, float, float, int, int, str, str | None, str]] = []
+    fields = np.full((len(jobs), 18), -1.0)
+    ids: list[str] = []
+    users: list[str | None] = []
+    profiles: list[str] = []
     seen: dict[str, int] = {}
     for index, job in enumerate(jobs):
         if not isinstance(job, Mapping):
@@ -238,39 +224,65 @@ def read_batsim(path: str | Path, platform: str | Path | None = None,
         if isinstance(delay, str):
             raise TraceError(f"{label}: {where}: profile {profile!r} has type "
                              f"{delay!r}; only 'delay' profiles can be replayed")
-        user = job.get("user")
-        user = None if user is None else str(user)
-        if submit < 0 or delay < 0 or res < 0 or (walltime < 0 and walltime != -1):
-            counter.skip("negative_value", index)
-        elif delay == 0:
-            counter.skip("run_time_zero", index)
-        elif res == 0:
-            counter.skip("processors_zero", index)
-        elif machine is not None and res > machine:
-            counter.skip("wider_than_machine", index)
-        elif machine is None and res > MAX_MACHINES:
+        if machine is None and res > MAX_MACHINES and delay > 0:
             raise TraceError(f"{label}: {where}: res={res:,} exceeds the limit "
                              f"{MAX_MACHINES:,} machines (no nb_res and no platform, "
                              f"so the machine would be sized to this job)")
-        else:
-            if walltime <= 0:
-                counter.adjust("walltime_unknown", index)
-                walltime = delay
-            elif walltime < delay:
-                if overrun == "extend":
-                    counter.adjust("walltime_short", index)
-                    walltime = delay
-                else:
-                    counter.adjust("walltime_short_kept", index)
-            rows.append((submit, delay, walltime, res, index, job_id, user, profile))
-
-    rows.sort(key=lambda row: (row[0], row[4]))
-    columns = list(zip(*rows)) if rows else [()] * 8
+        row = fields[index]
+        row[JOB], row[SUBMIT], row[RUN] = index, submit, delay
+        row[ALLOCATED] = row[REQ_PROCS] = res
+        row[REQ_TIME], row[STATUS] = walltime, 1
+        user = job.get("user")
+        ids.append(job_id)
+        users.append(None if user is None else str(user))
+        profiles.append(profile)
     header = {key: str(value) for key, value in data.items()
               if key not in ("jobs", "profiles")}
-    trace = Trace(trace_name(path), "batsim", machine, columns[5],
-                  np.array(columns[0], dtype=float), np.array(columns[1], dtype=float),
-                  np.array(columns[2], dtype=float), np.array(columns[3], dtype=int),
-                  columns[6], columns[7], columns[7],
-                  np.array(columns[4], dtype=int), header)
-    return trace, counter.summary(len(jobs), len(rows), machine)
+    return TraceRecords(label, trace_name(path), "batsim", fields,
+                        np.arange(len(jobs), dtype=np.int64), header, machine,
+                        tuple(ids), tuple(users), tuple(profiles),
+                        notes=tuple(counter.notes), profiles=tuple(profiles),
+                        unit="job")
+
+
+def read_batsim(path: str | Path, platform: str | Path | None = None,
+                reading: TraceReading | None = None, *,
+                overrun: str | None = None) -> tuple[Trace, SkipSummary]:
+    """Read a Batsim workload (and optionally its platform): its records
+    (:func:`batsim_records`) under the reading rules of every format
+    (:func:`~opt_sched.traces.rules.records_to_trace`: the skips, the
+    estimates, the hygiene filters, each counted).
+
+    Parameters
+    ----------
+    path
+        The workload JSON (plain or gzipped).
+    platform
+        The SimGrid platform XML; its compute hosts give the machine count
+        (see the module docstring).
+    reading
+        The reading rules (:class:`~opt_sched.traces.reading.TraceReading`);
+        default ``TraceReading()``.
+    overrun
+        As in :func:`~opt_sched.traces.swf_reader.read_swf`; given, it
+        replaces ``reading.overrun``.
+
+    Returns
+    -------
+    (Trace, SkipSummary)
+        The jobs in submit order (ties keep file order); ``lines`` holds each
+        job's index in the ``jobs`` list; ``groups`` and ``profiles`` its
+        profile name.
+
+    Raises
+    ------
+    TraceError
+        As :func:`batsim_records`.
+    """
+    reading = TraceReading() if reading is None else reading
+    if overrun is not None:
+        if overrun not in ("extend", "keep"):
+            raise OptionError(f"read_batsim: overrun={overrun!r} is unknown (choose "
+                              f"from extend, keep)")
+        reading = replace(reading, overrun=overrun)
+    return records_to_trace(batsim_records(path, platform, reading), reading)

@@ -164,6 +164,11 @@ class TraceRecords(NamedTuple):
         was taken).
     notes
         Remarks for the summary (``"time zone: UTC (assumed; give --tz)"``).
+    profiles
+        Per record, the workload profile it runs (Batsim), or ``None``.
+    unit
+        What ``lines`` count: ``"line"`` (1-based file lines) or ``"job"``
+        (0-based indices in a Batsim ``jobs`` list), for the summary.
     """
 
     source: str
@@ -179,6 +184,8 @@ class TraceRecords(NamedTuple):
     not_jobs: Mapping[str, int] = {}
     skipped: Mapping[str, tuple[int, ...]] = {}
     notes: tuple[str, ...] = ()
+    profiles: tuple[str | None, ...] | None = None
+    unit: str = "line"
 
 
 @dataclass(frozen=True)

@@ -304,7 +304,7 @@ def records_to_trace(records: TraceRecords, reading: TraceReading | None = None,
     fields = np.asarray(records.fields, dtype=np.float64).reshape(-1, 18)
     lines = np.asarray(records.lines, dtype=np.int64)
     machine = records.machine_size
-    counter = SkipCounter(label, unit="line")
+    counter = SkipCounter(label, unit=records.unit)
     skipped, outside = _own_skips(records, counter)
     _check_limits(label, fields, lines, token)
     processors = job_sizes(fields, reading.job_size)
@@ -391,7 +391,9 @@ def records_to_trace(records: TraceRecords, reading: TraceReading | None = None,
     trace = Trace(records.name, records.format, machine, ids, kept[:, SUBMIT],
                   run_kept[order], walltime[order],
                   processors[keep][order].astype(np.int64), users, groups,
-                  (None,) * len(ids), kept_lines, records.header, kept)
+                  ((None,) * len(ids) if records.profiles is None
+                   else [records.profiles[k] for k in rows.tolist()]),
+                  kept_lines, records.header, kept)
     size_changes = _size_changes(records, token)
     rules = _rules(reading, counter, counts, status, keep, size_changes, flurries)
     return trace, counter.summary(len(fields) + outside, len(ids), machine,
