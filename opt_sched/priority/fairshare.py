@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 
 from ..scheduling.base import Cluster, JobTable
-from .history import JobHistory
+from .history import FollowsHistory, JobHistory
 from .operators import Operator, get_operator
 from .tree import TargetTree
 from .usage import DEFAULT_HALF_LIFE
@@ -56,7 +56,7 @@ def fairshare_vectors(operator: Operator, tree: TargetTree,
     return out
 
 
-class FairShareOrder:
+class FairShareOrder(FollowsHistory):
     """Fair-share queue order (see the module docstring).
 
     Parameters
@@ -95,15 +95,6 @@ class FairShareOrder:
             tree = TargetTree.from_mapping(spec)
         self.tree = tree
         self.history.attach(jobs, cluster, tree)
-
-    def observe_submit(self, now: float, job: int) -> None:
-        self.history.observe_submit(now, job)
-
-    def observe_start(self, now: float, job: int) -> None:
-        self.history.observe_start(now, job)
-
-    def observe_end(self, now: float, job: int, killed: bool) -> None:
-        self.history.observe_end(now, job, killed)
 
     def keys(self, queue: Sequence[int], now: float) -> dict[int, tuple[float, ...]]:
         """Each waiting job's key (larger first)."""

@@ -110,3 +110,21 @@ class JobHistory:
     def eligible_time(self, job: int) -> float:
         """When ``job`` became eligible (its release if unknown)."""
         return self.eligible.get(job, self.release[job])
+
+
+class FollowsHistory:
+    """The three observer hooks of a queue order
+    (:mod:`opt_sched.priority.observers`), passed to its :class:`JobHistory`
+    ``self.history``: the orders that rank by usage and age follow the jobs'
+    lives through it."""
+
+    history: JobHistory
+
+    def observe_submit(self, now: float, job: int) -> None:
+        self.history.observe_submit(now, job)
+
+    def observe_start(self, now: float, job: int) -> None:
+        self.history.observe_start(now, job)
+
+    def observe_end(self, now: float, job: int, killed: bool) -> None:
+        self.history.observe_end(now, job, killed)

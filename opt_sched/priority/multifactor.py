@@ -41,7 +41,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..scheduling.base import Cluster, JobTable
-from .history import JobHistory
+from .history import FollowsHistory, JobHistory
 from .operators import Operator, get_operator
 from .tree import TargetTree
 from .usage import DEFAULT_HALF_LIFE
@@ -63,7 +63,7 @@ def _weight(name: str, value: object) -> float:
     return float(value)
 
 
-class MultifactorOrder:
+class MultifactorOrder(FollowsHistory):
     """Slurm multifactor priority (see the module docstring).
 
     Parameters
@@ -137,15 +137,6 @@ class MultifactorOrder:
             np.arange(n, dtype=np.int64), self.history.eligible_times.copy(),
             self._size_array.copy(), np.arange(n, dtype=np.int64), False,
             self.weight_age, self.weight_size, self.max_age)
-
-    def observe_submit(self, now: float, job: int) -> None:
-        self.history.observe_submit(now, job)
-
-    def observe_start(self, now: float, job: int) -> None:
-        self.history.observe_start(now, job)
-
-    def observe_end(self, now: float, job: int, killed: bool) -> None:
-        self.history.observe_end(now, job, killed)
 
     def sort(self, queue: Sequence[int], now: float) -> Sequence[int]:
         self.history.sync(queue, now)
