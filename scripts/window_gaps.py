@@ -1,16 +1,21 @@
-"""The window gap of EASY on three windows of KTH-SP2 (the README table).
+"""The window bracket of EASY on three windows of KTH-SP2 (the README table).
 
     python scripts/window_gaps.py [--trace ../shared/data/swf/KTH-SP2.swf.gz]
         [--windows 5000:40 15000:40 25000:40] [--alpha 0.5] [--seed 0]
-        [--time-limit 30] [--scheduler easy] [--json out.json]
+        [--time-limit 60] [--schedulers easy [conservative fcfs]]
+        [--mode state] [--json out.json]
+    python scripts/window_gaps.py --spread 100 --count 40 --time-limit 30 \
+        --schedulers easy conservative fcfs       # the distribution (hours)
 
 Reads the trace, gives its jobs I/O with the ``darshan-cori`` profile
 rescaled to the I/O load ``--alpha`` (``instances/traces.md``), replays the
 scheduler under exclusive I/O, and prints, for each window and objective,
-the online value, the lower bound valid for every clairvoyant schedule of the
-window's jobs that leaves the jobs running at its start as they ran
-(``models/window-gap.md``), the gap, and where the bound comes from.
-CP-SAT gets ``--time-limit`` seconds per window and objective.
+the online value, the best schedule found, the lower bound valid for every
+clairvoyant schedule of the window's jobs that leaves the jobs running at
+its start as they ran (``models/window-gap.md``), and the bracket: the
+policy is at least X % and at most Y % above the optimum, width Y - X
+points. ``--time-limit`` seconds per window and objective (half for the
+schedule search, half for the bound).
 
 Why ``alpha = 0.5`` by default: the Darshan summaries are I/O benchmark runs
 (IOR, HACC-IO, VPIC-IO, BD-CATS); as drawn on KTH-SP2 they give an I/O load
@@ -37,15 +42,69 @@ def _window(text: str) -> tuple[int, int]:
     return start, count
 
 
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{100 * x:.1f} %"
+
+
+def _points(x: float | None) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{max(0.0, 100 * x):.1f}"
+
+
+def spread_windows(num_jobs: int, count: int, spread: int) -> list[tuple[int, int]]:
+    """``spread`` windows of ``count`` jobs evenly over the trace (the
+    first from job ``count``, the last ending at its last job)."""
+    first, last = count, num_jobs - count
+    if spread <= 1 or last <= first:
+        return [(first, count)]
+    return [(first + (last - first) * k // (spread - 1), count)
+            for k in range(spread)]
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    pos = q * (len(ordered) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def _summary(rows: list[tuple[str, str, dict]]) -> None:
+    """Median and 90th percentile of X (at least), Y (at most) and the
+    width, per scheduler and objective."""
+    print()
+    print("| scheduler | objective | windows | X median | X p90 | Y median | Y p90 "
+          "| width median (points) | width p90 |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    keys = sorted({(sched, objective) for sched, objective, _ in rows})
+    for sched, objective in keys:
+        items = [item for s_, o_, item in rows if (s_, o_) == (sched, objective)
+                 and item["width"] is not None]
+        cols = []
+        for key in ("at_least", "at_most", "width"):
+            values = [item[key] for item in items]
+            show = _points if key == "width" else _pct
+            cols += [show(_quantile(values, 0.5)), show(_quantile(values, 0.9))]
+        print(f"| {sched} | {objective} | {len(items)} | " + " | ".join(cols) + " |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", default=str(TRACE))
     parser.add_argument("--windows", nargs="+", type=_window,
                         default=[(5000, 40), (15000, 40), (25000, 40)])
+    parser.add_argument("--spread", type=int, default=None, metavar="N",
+                        help="instead of --windows: N windows of --count jobs "
+                             "spread over the trace, and a summary (median, 90th "
+                             "percentile of X, Y and the width)")
+    parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--alpha", type=float, default=0.5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--time-limit", type=float, default=30.0)
-    parser.add_argument("--scheduler", default="easy")
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--schedulers", nargs="+", default=["easy"],
+                        help="e.g. easy conservative fcfs")
+    parser.add_argument("--mode", default="state", choices=("state", "consecutive"))
     parser.add_argument("--json", default=None, help="write the reports here")
     args = parser.parse_args()
 
@@ -61,31 +120,43 @@ def main() -> int:
     conversion = convert_trace(trace, "darshan-cori", seed=args.seed, alpha=args.alpha)
     instance = conversion.instance
     print(conversion.describe())
-    schedule = replay(instance, args.scheduler)
-    print(f"replayed with {args.scheduler} in {time.perf_counter() - started:.1f} s")
+    windows = args.windows if args.spread is None else \
+        spread_windows(instance.num_jobs, args.count, args.spread)
     reports = []
-    print()
-    print("| window (jobs) | at t0 | objective | online | lower bound | gap "
-          "| bound from |")
-    print("|---|---|---|---|---|---|---|")
-    for start, count in args.windows:
-        report = window_gap(instance, schedule, start, count,
-                            time_limit=args.time_limit)
-        reports.append(report)
-        w = report["window"]
-        where = f"{start}:{count} ({w['first_job']}..{w['last_job']})"
-        held = (f"{w['running_jobs']} running ({w['held_nodes']} nodes), "
-                f"{w['queued_left_out']} queued left out")
-        for name, item in report["objectives"].items():
-            gap = item["gap"]
-            shown = "n/a" if gap is None or math.isnan(gap) else f"{100 * gap:.1f} %"
-            source = item["source"] + (" (relaxation solved)"
-                                       if item["cpsat_closed"] else "")
-            print(f"| {where} | {held} | {name} | {item['online']:.6g} | "
-                  f"{item['bound']:.6g} | {shown} | {source} |", flush=True)
-            where = held = ""
+    rows: list[tuple[str, str, dict]] = []
+    for scheduler in args.schedulers:
+        schedule = replay(instance, scheduler)
+        print(f"\nreplayed with {scheduler} in {time.perf_counter() - started:.1f} s")
+        print()
+        print("| window (jobs) | at t0 | objective | online | best found "
+              "| lower bound | at least | at most | width (points) | schedule by "
+              "| bound by |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for start, count in windows:
+            report = window_gap(instance, schedule, start, count,
+                                time_limit=args.time_limit, mode=args.mode)
+            report["scheduler"] = scheduler
+            reports.append(report)
+            w = report["window"]
+            where = f"{start}:{count} ({w['first_job']}..{w['last_job']})"
+            held = (f"{w['running_jobs']} running ({w['held_nodes']} nodes), "
+                    f"{w['queued_at_t0']} queued")
+            for name, item in report["objectives"].items():
+                rows.append((scheduler, name, item))
+                source = item["source"] + (" (relaxation solved)"
+                                           if item["cpsat_closed"] else "")
+                print(f"| {where} | {held} | {name} | {item['online']:.6g} | "
+                      f"{item['best_found']:.6g} | {item['lower_bound']:.6g} | "
+                      f"{_pct(item['at_least'])} | {_pct(item['at_most'])} | "
+                      f"{_points(item['width'])} | {item['found_by']} | {source} |",
+                      flush=True)
+                where = held = ""
+    if args.spread is not None:
+        _summary(rows)
     if args.json:
-        Path(args.json).write_text(json.dumps(reports, indent=1, default=str))
+        from opt_sched.files import atomic_write_text
+
+        atomic_write_text(args.json, json.dumps(reports, indent=1, default=str))
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     return 0
 

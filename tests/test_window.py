@@ -54,8 +54,11 @@ def test_extraction_by_hand() -> None:
     # t0 = r_a = 2: x runs (S 0 < 2 < C 9), y runs (S 1 < 2 < C 3)
     assert window.t0 == 2.0
     assert [job.id for job, _ in window.running] == ["x", "y"]
-    assert window.reservations.node_holds == ((1.0, 1), (7.0, 2))
-    assert window.reservations.io_busy == ((2.0, 4.0),)   # x's I/O [4, 6) - 2
+    # shrunk by the shift's float resolution (8 ulps at t = 9)
+    eps = window.resolution
+    assert 0 < eps < 1e-13
+    assert window.reservations.node_holds == ((1.0 - eps, 1), (7.0 - eps, 2))
+    assert window.reservations.io_busy == ((2.0 + eps, 4.0 - eps),)  # [4, 6) - 2
     assert [job.release for job in window.instance.jobs] == [0.0, 1.0]
     assert window.info["queued_left_out"] == 0  # x and y started before t0
     # online, from t0: a ends 7 - 2 = 5 (flow 5, T 2), b ends 11 - 2 = 9

@@ -1,23 +1,30 @@
-"""The window gap: an online schedule against a lower bound for every
-clairvoyant schedule of a window of its jobs (issue 10, item 7).
+"""The window bracket: an online schedule against the best clairvoyant
+schedule found and a lower bound for every clairvoyant schedule of a window
+(issue 10, item 7; issue 27).
 
-For a window (:func:`~.window_instance.extract_window`: ``count`` consecutive
-jobs from index ``start``, the running jobs' nodes and I/O reserved), each
-objective gets
+For a window (:func:`~.window_instance.extract_window`: by default the jobs
+queued when job ``start`` arrives plus the next arrivals, ``count`` jobs; the
+running jobs' nodes and I/O reserved), each objective gets
 
 - ``online``: the replayed schedule's value on the window's jobs, times from
-  the window's first release ``t0``: makespan ``max_{i in W} C_i - t0``,
-  max flow stretch ``max (C_i - r_i) / T_i``, mean flow time
-  ``(1/|W|) sum (C_i - r_i)``;
-- ``bound``: the largest of the combinatorial bounds that see the
-  reservations (:mod:`opt_sched.bounds_flow`; for the makespan also the
-  bounds of :mod:`opt_sched.bounds`, which hold without them) and the bound
-  CP-SAT proves within ``time_limit`` on the rounded-down relaxation
+  the window start ``t0`` (releases ``max(r_i - t0, 0)``): makespan
+  ``max_{i in W} C_i``, max flow stretch ``max (C_i - r_i) / T_i``, mean
+  flow time ``(1/|W|) sum (C_i - r_i)``;
+- ``best_found``: the best real schedule of the window found
+  (:func:`best_schedule`: list policies and a local search on an earliest
+  schedule simulator, then CP-SAT as a guide), validated with the running
+  jobs; ``best_found <= online`` (the online schedule is a candidate);
+- ``lower_bound`` (also ``bound``): the largest of the combinatorial bounds
+  that see the reservations (:mod:`opt_sched.bounds_flow`; for the makespan
+  also the bounds of :mod:`opt_sched.bounds`, which hold without them) and
+  the bound CP-SAT proves on the rounded-down relaxation
   (:mod:`opt_sched.exact.hpc_io.reserved`);
-- ``gap``: ``(online - bound) / bound`` (SPEC §7).
+- the bracket: the policy is at least ``at_least = (online - best_found) /
+  best_found`` and at most ``at_most = gap = (online - bound) / bound`` above
+  the optimum (SPEC §7); ``width = at_most - at_least``.
 
 The window schedule is validated together with the running jobs (rules 1-5),
-and a bound above the validated online value raises
+and a bound above the validated online value or a schedule found raises
 :class:`~opt_sched.errors.BoundViolationError` (:func:`~opt_sched.objectives.
 relative_gap`): the same check as the exact layer's certification. What the
 bound assumes: ``models/window-gap.md``.
@@ -32,8 +39,9 @@ from ..instance import Instance
 from ..objectives import objective_value, relative_gap
 from ..schedule import Schedule
 from .window_instance import Window, extract_window
+from .window_schedules import best_heuristic
 
-__all__ = ["WINDOW_OBJECTIVES", "window_bounds", "window_gap"]
+__all__ = ["WINDOW_OBJECTIVES", "best_schedule", "window_bounds", "window_gap"]
 
 WINDOW_OBJECTIVES = ("makespan", "max-flow-stretch", "mean-flow-time")
 """The objectives of the window gap, in report order."""
@@ -41,14 +49,17 @@ WINDOW_OBJECTIVES = ("makespan", "max-flow-stretch", "mean-flow-time")
 
 def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                   num_workers: int = 2, seed: int = 0,
-                  execution: object = None) -> dict[str, Any]:
+                  execution: object = None, incumbent: Schedule | None = None
+                  ) -> dict[str, Any]:
     """The lower bounds of ``objective`` on ``window``: the combinatorial
     ones by name, CP-SAT's, and the best (``bound``, ``source``).
 
     Only the bounds that hold under ``execution`` (default: the window
     schedule's model; :mod:`opt_sched.bound_models`) are used: the reserved
     ones and CP-SAT's under ``exclusive`` only. With none, ``bound`` and
-    ``source`` are ``None`` and ``bound_note`` says why.
+    ``source`` are ``None`` and ``bound_note`` says why. ``incumbent``: a
+    feasible schedule of the window (default the online one), CP-SAT's
+    incumbent.
     """
     from ..bound_models import (
         exact_bound_holds,
@@ -73,9 +84,23 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                 "cpsat": None, "cpsat_closed": False, "cpsat_seconds": 0.0,
                 "bounds": bounds, "cpsat_info": {},
                 "bound_note": None if bounds else no_bound_note(execution)}
+    if objective == "mean-flow-time":
+        from ..bounds_window import exclusive_mean_flow_bound, split_mean_flow_bound
+
+        bounds.update(split_mean_flow_bound(instance, reservations=reservations,
+                                            time_limit=min(2.0, 0.05 * time_limit)))
+        bounds.update(exclusive_mean_flow_bound(instance, reservations=reservations))
+    if objective == "max-flow-stretch":
+        from ..bounds_window import exclusive_stretch_bound
+
+        upper = objective_value(instance, incumbent if incumbent is not None
+                                else window.schedule, objective)
+        bounds.update(exclusive_stretch_bound(instance, max(bounds.values()), upper,
+                                              reservations=reservations))
     combinatorial = max(bounds.values())
     started = time.perf_counter()
-    cpsat = reserved_bound(instance, reservations, objective, window.schedule,
+    cpsat = reserved_bound(instance, reservations, objective,
+                           incumbent if incumbent is not None else window.schedule,
                            lower_bound=combinatorial, time_limit=time_limit,
                            num_workers=num_workers, seed=seed)
     seconds = time.perf_counter() - started
@@ -87,11 +112,57 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
             "bounds": bounds, "cpsat_info": cpsat.info, "bound_note": None}
 
 
+def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
+                  num_workers: int = 2, seed: int = 0) -> dict[str, Any]:
+    """The best schedule found for ``objective`` on ``window`` (the bracket's
+    upper side): the best heuristic (:func:`~.window_schedules.
+    best_heuristic`, the online schedule's left shift among them), then
+    CP-SAT on the rounded-down model hinted with it, its orders simulated at
+    the true lengths
+    (:func:`opt_sched.exact.hpc_io.reserved_search.reserved_search`), and the
+    online schedule itself. Every candidate is validated with the running
+    jobs (rules 1-5) before it counts.
+
+    Returns ``best_found`` (value), ``schedule``, ``found_by``,
+    ``heuristic`` (value and name), ``cpsat_schedule`` (value or ``None``) and
+    ``search_info``.
+    """
+    from ..exact.hpc_io.reserved_search import reserved_search
+
+    started = time.perf_counter()
+    instance = window.instance
+    heuristic = best_heuristic(window, objective,
+                               search_seconds=min(2.0, 0.1 * time_limit))
+    window.validate(heuristic.schedule)
+    heuristic_value = objective_value(instance, heuristic.schedule, objective)
+    left = max(0.05, time_limit - (time.perf_counter() - started))
+    search = reserved_search(instance, window.reservations, objective,
+                             heuristic.schedule, time_limit=left,
+                             num_workers=num_workers, seed=seed)
+    candidates = [("online", window.schedule),
+                  (heuristic.name, heuristic.schedule)]
+    cpsat_value = None
+    if search.schedule is not None:
+        window.validate(search.schedule)
+        cpsat_value = objective_value(instance, search.schedule, objective)
+        candidates.append(("cpsat", search.schedule))
+    values = [(objective_value(instance, sch, objective), k)
+              for k, (_, sch) in enumerate(candidates)]
+    value, k = min(values)
+    return {"best_found": value, "schedule": candidates[k][1],
+            "found_by": candidates[k][0],
+            "heuristic": {"name": heuristic.name, "value": heuristic_value},
+            "cpsat_schedule": cpsat_value, "search_info": search.info,
+            "search_seconds": time.perf_counter() - started}
+
+
 def window_gap(instance: Instance, schedule: Schedule, start: int, count: int,
                time_limit: float = 30.0, *, objectives: tuple[str, ...] =
                WINDOW_OBJECTIVES, num_workers: int = 2, seed: int = 0,
-               validate: bool = True) -> dict[str, Any]:
-    """Online value, lower bound and gap of each objective on a window.
+               validate: bool = True, mode: str = "state",
+               bracket: bool = True) -> dict[str, Any]:
+    """Online value, best schedule found, lower bound and the bracket of
+    each objective on a window.
 
     Parameters
     ----------
@@ -99,42 +170,72 @@ def window_gap(instance: Instance, schedule: Schedule, start: int, count: int,
         The replayed instance and its online schedule (exclusive I/O, one
         partition, no killed job in the window or running at its start).
     start, count
-        The window: jobs ``start .. start + count - 1`` in instance order.
+        The window (:func:`~.window_instance.extract_window`): by default
+        (``mode="state"``) the jobs queued at ``t0 = r_start`` plus the next
+        arrivals, ``count`` jobs; ``mode="consecutive"``: jobs ``start ..
+        start + count - 1``.
     time_limit
-        Seconds of each CP-SAT bound (one per objective).
+        Seconds per objective: half for the schedule search (with
+        ``bracket``), the rest for the CP-SAT bound.
     validate
-        Check the window schedule with the running jobs (rules 1-5).
+        Check the online window schedule with the running jobs (rules 1-5);
+        the bracket's schedules are always checked.
+    bracket
+        Search schedules (the upper side); without it only the bound.
 
     Returns
     -------
     dict
-        ``window`` (where, ``t0``, the running jobs, reserved nodes and I/O)
-        and ``objectives``: per objective ``online``, ``bound``, ``gap``,
-        ``source`` (which bound is the best), ``combinatorial``, ``cpsat``,
-        ``cpsat_closed``, ``bounds`` (every bound by name).
+        ``window`` (where, ``t0``, the running jobs, the queued jobs,
+        reserved nodes and I/O) and ``objectives``: per objective
+        ``online``, ``best_found`` (a validated schedule's value, at most
+        ``online``), ``lower_bound`` (also ``bound``), ``gap`` (``(online -
+        bound) / bound``), ``at_least`` (``(online - best_found) /
+        best_found``) and ``at_most`` (``gap``): the policy is at least
+        ``at_least`` and at most ``at_most`` above the optimum; ``width``
+        (``at_most - at_least``), ``found_by``, ``source`` (which bound is
+        the best), ``combinatorial``, ``cpsat``, ``cpsat_closed``,
+        ``bounds`` (every bound by name).
 
     Raises
     ------
     OptionError
         A window that does not fit (:func:`extract_window`).
     InfeasibleScheduleError
-        The window schedule breaks a rule (a bug of the replay or of the
-        extraction).
+        A window schedule breaks a rule (a bug of the replay, of the
+        extraction or of a schedule search).
     BoundViolationError
-        A bound above the online value (a bug of a bound).
+        A bound above the online value or a schedule found (a bug of a
+        bound).
     """
-    window = extract_window(instance, schedule, start, count)
+    window = extract_window(instance, schedule, start, count, mode=mode)
     if validate:
-        from ..validation import assert_feasible
-
-        assert_feasible(*window.with_running())
+        window.validate()
     out: dict[str, Any] = {}
     for objective in objectives:
         online = objective_value(window.instance, window.schedule, objective)
-        found = window_bounds(window, objective, time_limit=time_limit,
-                              num_workers=num_workers, seed=seed)
+        upper: dict[str, Any] = {"best_found": None}
+        incumbent = window.schedule
+        bound_time = time_limit
+        if bracket:
+            upper = best_schedule(window, objective, time_limit=time_limit / 2,
+                                  num_workers=num_workers, seed=seed)
+            incumbent = upper.pop("schedule")
+            bound_time = max(0.1, time_limit - upper["search_seconds"])
+        found = window_bounds(window, objective, time_limit=bound_time,
+                              num_workers=num_workers, seed=seed,
+                              incumbent=incumbent)
         gap = relative_gap(online, found["bound"])
-        out[objective] = {"online": online, "gap": gap, **found}
+        best = upper["best_found"]
+        relative_gap(best, found["bound"])  # a bound above a schedule: a bug
+        at_least = relative_gap(online, best)
+        # bound <= best_found, so at_most >= at_least up to the tolerance
+        width = None if gap is None or at_least is None else \
+            max(0.0, gap - at_least)
+        out[objective] = {"online": online, "best_found": best,
+                          "lower_bound": found["bound"], "gap": gap,
+                          "at_least": at_least, "at_most": gap, "width": width,
+                          **upper, **found}
     return {"window": {"instance": instance.name, "start": start, "count": count,
                        "t0": window.t0, **window.info,
                        "validated": bool(validate)},

@@ -23,9 +23,11 @@ bound ``B`` gives, with no rounding error term: makespan ``>= B tick``; mean
 flow time ``>= (B tick - sum r_i) / n``; max flow stretch ``>= (B - 1) /
 SCALE - 1 / min_i L_i``.
 
-The online schedule, mapped the same way, is a solution: it is the
-incumbent (upper end of the objective's domain, horizon for the makespan)
-and the hint.
+A feasible schedule (the window's online schedule, or the best one found),
+mapped the same way, is a solution: it is the incumbent (upper end of the
+objective's domain, horizon for the makespan). The domain's lower end is
+the combinatorial bound in ticks minus what the flooring may lose
+(:meth:`ReservedHpcIo._slack`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import OptionError, SolverError
+from ...errors import OptionError
 from ...instance import Instance
 from ...objectives import FLOW_OBJECTIVES, check_objective
 from ...reservations import Reservations
@@ -133,11 +135,21 @@ class ReservedHpcIo(HpcIoCpsat):
             self.model.add_no_overlap(intervals)
 
     # -- objective and bound (relaxation: round the bound down) ---
+    def _slack(self) -> int:
+        """Ticks the flooring may lose along the jobs' chains (a release,
+        each lag and I/O length, the tail: under one tick each), summed over
+        the jobs: the relaxation's optimum may lie that far below the
+        combinatorial bound in ticks, so the objective's domain starts that
+        much lower (a domain above the relaxation's optimum made it
+        infeasible: a one-job window whose bound was its optimum)."""
+        return sum(2 * len(lags) + 2 for lags in self.data.lag)
+
     def _objective(self) -> None:
         tick = self.data.grid.tick
         lower = self.continuous_lower
+        slack = self._slack()
         if self.objective_name == "makespan":
-            low = min(max(0, math.floor(lower / tick)), self.horizon)
+            low = min(max(0, math.floor(lower / tick) - slack), self.horizon)
             self.obj_low = low
             self.obj = self.model.new_int_var(low, self.horizon, "makespan")
             for c in self.completion:
@@ -145,7 +157,7 @@ class ReservedHpcIo(HpcIoCpsat):
         elif self.objective_name == "mean-flow-time":
             releases = math.fsum(job.release for job in self.data.instance.jobs)
             flow_objective(self, max(0, math.floor((self.n * lower + releases)
-                                                   / tick)))
+                                                   / tick) - slack))
         else:
             flow_objective(self, max(0, math.floor(self.scale * lower)))
         self.model.minimize(self.obj)
@@ -175,8 +187,13 @@ class ReservedHpcIo(HpcIoCpsat):
                           values=self._progress_bound)
         bounds = search.bounds
         if bounds.infeasible:
-            raise SolverError("CP-SAT: the reserved relaxation is infeasible although "
-                              "the online schedule fits it (a bug)")
+            # the incumbent is a solution, so only the objective's domain (from
+            # the combinatorial bound) can cut every solution: that bound holds
+            # by itself
+            info = {"tick": self.data.grid.tick, "stopped":
+                    "relaxation infeasible above the combinatorial bound",
+                    **search.info}
+            return ReservedBound(self.continuous_lower, False, info)
         info = {"tick": self.data.grid.tick, "model_bound": bounds.lower,
                 "model_incumbent": bounds.upper, "stretch_scale": self.scale,
                 "horizon_ticks": self.horizon, **search.info}

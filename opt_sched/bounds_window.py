@@ -1,0 +1,313 @@
+r"""A mean-flow-time bound that splits the jobs between relaxations
+(``models/mean-flow-split.md``): the window bracket's stronger bound.
+
+Notation of :mod:`opt_sched.bounds_flow`: ``ect_i`` job ``i`` alone (from
+its earliest start ``est_i``, its I/O phases fitted between the reserved
+intervals), ``a_i`` its compute after its last I/O phase, ``p_i`` the length
+of that phase and ``g_i = ect_i - a_i - p_i`` its start alone (the earliest
+it can start in any schedule), ``V_i`` its I/O volume and ``h_i`` its first
+head, ``A_i = Q_i T_i`` its area; the I/O node a machine of rate ``b`` (0 in
+the reserved intervals), the nodes a fluid machine of rate ``P - held(t)``.
+
+Each job goes to one of four sets: ``S_0`` (alone), ``S_last`` (its last
+I/O phase a task ``(g_i, p_i b)`` on the I/O node), ``S_vol`` (its whole
+volume a task ``(h_i, V_i)`` on the I/O node) or ``S_area`` (a task
+``(est_i, A_i)`` on the node machine). For every such split, every feasible
+schedule has
+
+.. math::
+
+    \sum_i C_i \ge \sum_{i \in S_0} ect_i
+        + \mathrm{SRPT}_{io}(S_{last} \cup S_{vol})
+        + \sum_{i \in S_{last} \cup S_{vol}} a_i
+        + \mathrm{SRPT}_{area}(S_{area})
+
+because the sets are disjoint and each term bounds its own jobs:
+``C_i >= ect_i``; the I/O phases of ``S_last`` and ``S_vol`` in the schedule
+form a preemptive schedule of their tasks on the I/O node (a last phase
+starts at ``>= g_i``; a job's volume is served from ``>= h_i``), task ``i``
+done when its job's last phase ends, at ``X_i <= C_i - a_i``, and SRPT
+minimises ``sum X_i`` there (``1 | r_i, pmtn | sum C_i`` on a machine of
+varying rate, :func:`opt_sched.rate_profile.srpt_completions`; the other
+phases are dropped, which only removes work); the jobs of ``S_area`` occupy
+``Q_i`` nodes for ``T_i`` from ``>= est_i``, a preemptive schedule of their
+areas on the node machine, each done by ``C_i``. With ``S_vol``
+(``S_area``) every job it is ``io-srpt`` (``area-srpt``) of
+:mod:`opt_sched.bounds_flow`, with ``S_0`` every job ``alone``; with
+``S_last`` every job with I/O it is at least ``alone`` (a task completes
+no earlier than ``g_i + p_i``), plus what the last phases' contention adds.
+
+The split is chosen by a local search from those four (move one job to
+another set while the bound grows); any split gives a valid bound, so the
+search only decides how strong it is.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .bounds_flow import _groups, _jobs, _profiles
+from .instance import Instance
+from .rate_profile import srpt_completions
+from .reservations import Reservations
+
+__all__ = ["split_mean_flow_bound"]
+
+_SETS = (0, 1, 2, 3)  # alone, last I/O phase, whole volume, node area
+
+
+def split_mean_flow_bound(instance: Instance, *,
+                          reservations: Reservations | None = None,
+                          time_limit: float = 2.0) -> dict[str, float]:
+    """``{"split-srpt": bound}`` on the mean flow time (module doc), for a
+    one-partition instance without dependencies (empty otherwise); the
+    search stops after ``time_limit`` seconds with the best split so far."""
+    if instance.platform.num_partitions != 1 or instance.has_dependencies:
+        return {}
+    jobs = _jobs(instance, reservations)
+    n = len(jobs)
+    if not n:
+        return {}
+    group = _groups(instance, jobs)[0]
+    bandwidth = group[1]
+    io_rate, node_rate = _profiles(group, reservations)
+    ect = [job.ect for job in jobs]
+    has_io = [job.volume > 0 for job in jobs]
+    tails = [job.last_tail for job in jobs]
+    last_volume = [float(job.volumes[-1]) if job.volume > 0 else 0.0 for job in jobs]
+    last_start = [ect[i] - tails[i] - last_volume[i] / bandwidth for i in range(n)]
+    ests = np.array([job.est for job in jobs])
+    areas = np.array([job.area for job in jobs])
+
+    def io_part(last: list[int], whole: list[int]) -> float:
+        if not last and not whole:
+            return 0.0
+        releases = np.array([last_start[i] for i in last]
+                            + [jobs[i].first_head for i in whole])
+        work = np.array([last_volume[i] for i in last]
+                        + [jobs[i].volume for i in whole])
+        done = srpt_completions(io_rate, releases, work)
+        return math.fsum(done.tolist()) + math.fsum(tails[i] for i in last + whole)
+
+    def area_part(members: list[int]) -> float:
+        if not members:
+            return 0.0
+        return math.fsum(srpt_completions(node_rate, ests[members],
+                                          areas[members]).tolist())
+
+    def total(split: list[int]) -> float:
+        # a job without I/O counts alone in an I/O set
+        alone = [i for i in range(n) if split[i] == 0
+                 or (split[i] in (1, 2) and not has_io[i])]
+        last = [i for i in range(n) if split[i] == 1 and has_io[i]]
+        whole = [i for i in range(n) if split[i] == 2 and has_io[i]]
+        area = [i for i in range(n) if split[i] == 3]
+        return (math.fsum(ect[i] for i in alone) + io_part(last, whole)
+                + area_part(area))
+
+    stop = time.perf_counter() + time_limit
+    starts = [[k] * n for k in _SETS]
+    split, value = max(((s, total(s)) for s in starts), key=lambda x: x[1])
+    split = list(split)
+    improved = True
+    while improved and time.perf_counter() < stop:
+        improved = False
+        for i in range(n):
+            if time.perf_counter() >= stop:
+                break
+            for target in _SETS:
+                if target == split[i]:
+                    continue
+                trial = list(split)
+                trial[i] = target
+                trial_value = total(trial)
+                if trial_value > value * (1 + 1e-12):
+                    split, value, improved = trial, trial_value, True
+    releases = math.fsum(job.release for job in jobs)
+    return {"split-srpt": (value - releases) / n}
+
+
+
+# -- jobs that cannot run together while few nodes are free ------------------------
+def _srpt_until(releases: list[float], work: list[float], cutoff: float
+                ) -> list[float]:
+    """Completions of preemptive SRPT on one machine until ``cutoff``; from
+    then on every unfinished job runs alone at once: ``cutoff + remaining``
+    (``release + work`` for a job released later)."""
+    import heapq
+
+    n = len(work)
+    order = sorted(range(n), key=lambda i: releases[i])
+    done = [math.inf] * n
+    left = list(work)
+    heap: list[tuple[float, int]] = []
+    t = releases[order[0]] if n else 0.0
+    k = 0
+    while (k < n or heap) and t < cutoff:
+        if not heap and k < n and t < releases[order[k]]:
+            t = releases[order[k]]
+            if t >= cutoff:
+                break
+        while k < n and releases[order[k]] <= t:
+            heapq.heappush(heap, (left[order[k]], order[k]))
+            k += 1
+        remaining, i = heapq.heappop(heap)
+        nxt = min(releases[order[k]] if k < n else math.inf, cutoff)
+        if t + remaining <= nxt:
+            t += remaining
+            left[i] = 0.0
+            done[i] = t
+        else:
+            left[i] = remaining - (nxt - t)
+            t = nxt
+            heapq.heappush(heap, (left[i], i))
+    for i in range(n):
+        if done[i] == math.inf:
+            done[i] = max(cutoff, releases[i]) + left[i]
+    return done
+
+
+def exclusive_mean_flow_bound(instance: Instance, *,
+                              reservations: Reservations | None = None
+                              ) -> dict[str, float]:
+    """``{"exclusive-srpt": bound}`` on the mean flow time
+    (``models/mean-flow-split.md``, "Jobs that cannot run together"): for a
+    node threshold ``q``, the jobs of ``Q_i >= q`` never run together while
+    fewer nodes than the two smallest of them need are free of the holds
+    (``>= 2q``; until ``t*(q)``), so they
+    share one preemptive machine until then and run freely after; SRPT is
+    optimal for that relaxation; the other jobs count alone. The best ``q``.
+    One partition, no dependencies (empty otherwise)."""
+    if instance.platform.num_partitions != 1 or instance.has_dependencies:
+        return {}
+    jobs = _jobs(instance, reservations)
+    n = len(jobs)
+    nodes = instance.platform.partitions[0].nodes
+    holds = reservations.node_holds if reservations is not None else ()
+    free0 = nodes - sum(q for _, q in holds)
+    ect = [job.ect for job in jobs]
+    best = -math.inf
+    for q in sorted({job.nodes for job in jobs if job.nodes > 0}):
+        members = [i for i in range(n) if jobs[i].nodes >= q and jobs[i].length > 0]
+        if len(members) < 2:
+            continue
+        # any two members need at least the two smallest demands together
+        pair = sum(sorted(jobs[i].nodes for i in members)[:2])
+        free, cutoff = free0, 0.0 if free0 >= pair else math.inf
+        if cutoff > 0:
+            for end, held in holds:  # sorted by end
+                free += held
+                if free >= pair:
+                    cutoff = end
+                    break
+        if cutoff <= min(jobs[i].est for i in members):
+            continue
+        done = _srpt_until([jobs[i].est for i in members],
+                           [jobs[i].length for i in members], cutoff)
+        others = set(range(n)) - set(members)
+        best = max(best, math.fsum(done) + math.fsum(ect[i] for i in others))
+    if best == -math.inf:
+        return {}
+    releases = math.fsum(job.release for job in jobs)
+    return {"exclusive-srpt": (best - releases) / n}
+
+
+def _edf_feasible(releases: list[float], work: list[float], deadlines: list[float]
+                  ) -> bool:
+    """Preemptive EDF on one machine meets every deadline (Horn 1974: exact
+    for ``1 | r_i, pmtn | L_max <= 0``)."""
+    import heapq
+
+    order = sorted(range(len(work)), key=lambda i: releases[i])
+    heap: list[tuple[float, int]] = []
+    left = list(work)
+    t = -math.inf
+    k = 0
+    n = len(order)
+    while k < n or heap:
+        if not heap:
+            t = max(t, releases[order[k]])
+        while k < n and releases[order[k]] <= t:
+            heapq.heappush(heap, (deadlines[order[k]], order[k]))
+            k += 1
+        deadline, i = heap[0]
+        nxt = releases[order[k]] if k < n else math.inf
+        run = min(left[i], nxt - t)
+        t += run
+        left[i] -= run
+        if left[i] <= 1e-12 * max(1.0, abs(t)):
+            heapq.heappop(heap)
+            if t > deadline + 1e-9 * max(1.0, abs(deadline)):
+                return False
+    return True
+
+
+def exclusive_stretch_bound(instance: Instance, lower: float, upper: float, *,
+                            reservations: Reservations | None = None,
+                            steps: int = 40) -> dict[str, float]:
+    """``{"exclusive-edf": x}`` on the max flow stretch
+    (``models/mean-flow-split.md``, "... and the max flow stretch"): the
+    largest ``x`` in ``[lower, upper]`` refuted by a deadline test
+    ``d_i = r_i + x T_i`` on the jobs of ``Q_i >= q`` that cannot run
+    together until ``t*(q)``: before ``t*`` job ``i`` must get ``T_i`` by
+    ``d_i`` if ``d_i <= t*``, else ``T_i - (d_i - t*)`` by ``t*`` (after
+    ``t*`` it runs freely), on one preemptive machine from ``est_i`` (EDF,
+    exact). Empty if nothing above ``lower`` is refuted."""
+    if instance.platform.num_partitions != 1 or instance.has_dependencies \
+            or not upper > lower:
+        return {}
+    jobs = _jobs(instance, reservations)
+    n = len(jobs)
+    nodes = instance.platform.partitions[0].nodes
+    holds = reservations.node_holds if reservations is not None else ()
+    free0 = nodes - sum(q for _, q in holds)
+    groups = []
+    for q in sorted({job.nodes for job in jobs if job.nodes > 0}):
+        members = [i for i in range(n) if jobs[i].nodes >= q and jobs[i].length > 0]
+        if len(members) < 2:
+            continue
+        pair = sum(sorted(jobs[i].nodes for i in members)[:2])
+        free, cutoff = free0, 0.0 if free0 >= pair else math.inf
+        if cutoff > 0:
+            for end, held in holds:
+                free += held
+                if free >= pair:
+                    cutoff = end
+                    break
+        members = [i for i in members if jobs[i].est < cutoff]
+        if len(members) >= 2:
+            groups.append((members, cutoff))
+    if not groups:
+        return {}
+
+    def refuted(x: float) -> bool:
+        for members, cutoff in groups:
+            releases, work, deadlines = [], [], []
+            for i in members:
+                job = jobs[i]
+                d = job.release + x * job.length
+                if d <= cutoff:
+                    need, due = job.length, d
+                else:
+                    need, due = job.length - (d - cutoff), cutoff
+                if need > 0:
+                    releases.append(job.est)
+                    work.append(need)
+                    deadlines.append(due)
+            if work and not _edf_feasible(releases, work, deadlines):
+                return True
+        return False
+
+    if not refuted(lower):
+        return {}
+    lo, hi = lower, upper  # lo refuted
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if refuted(mid):
+            lo = mid
+        else:
+            hi = mid
+    return {"exclusive-edf": lo}

@@ -1,0 +1,297 @@
+"""Earliest schedules of one partition with reservations, from orders or
+priority lists (the schedules of a window's bracket, ``models/window-gap.md``).
+
+A job ``i`` is a *plan*: release ``r_i``, ``Q_i`` nodes, the compute lag
+before each of its non-zero I/O phases (operations), their lengths, and the
+compute tail after the last one. Reservations (:class:`~opt_sched.
+reservations.Reservations`) hold nodes on ``[0, e)`` and the I/O node on
+busy intervals.
+
+:func:`simulate` runs an event simulation. At each instant ``t``, until
+nothing more can happen at ``t``:
+
+- **job starts**: ``strict``: the next job of ``order`` starts if it is
+  released and its ``Q_i`` nodes are free (jobs ending at ``t`` have freed
+  theirs; holds ending at ``t`` too); ``greedy`` (list scheduling): every
+  unstarted job, in ``order``, that is released and fits starts; ``easy``:
+  EASY backfilling with the true lengths -- the released jobs in order, the
+  first that does not fit reserves the earliest time its nodes free up
+  (running jobs ending as if their I/O never waited), and a later job starts
+  if it fits and ends by then or leaves the head its nodes;
+- **I/O**: when the I/O node is free, the next operation of ``io_order`` (or,
+  with ``io_order=None``, the ready operation with the earliest ready time,
+  ties by the job's rank in ``order``) starts if its job is ready for it
+  (its previous compute done) and it fits before the next busy interval
+  (:meth:`Reservations.io_first_fit`). A compute phase starts as soon as the
+  I/O before it ends.
+
+Then ``t`` moves to the next event. ``None`` when the orders deadlock.
+
+Why the strict simulation of the orders of a feasible schedule is no later
+(the left shift, as in :mod:`opt_sched.exact.brute_force_hpc_io`): by
+induction over the events in time order, every job and operation starts no
+later than in that schedule. So :func:`orders_of` then :func:`simulate`
+never makes a feasible schedule worse under a regular objective (makespan,
+max flow stretch, mean flow time).
+
+The simulation works in any time unit: in seconds for real schedules, in
+ticks (integers) for the CP-SAT model's incumbent
+(:mod:`.reserved_search`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...instance import Instance
+from ...operations import job_operations, phase_starts
+from ...reservations import Reservations
+from ...schedule import JobSchedule, Schedule
+
+__all__ = ["MODES", "Plan", "Timing", "orders_of", "plans_of", "simulate",
+           "to_schedule"]
+
+MODES = ("strict", "greedy", "easy")
+"""How :func:`simulate` starts jobs (module doc)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One job: release, nodes, lags before its operations, their lengths,
+    the compute after the last one (module doc)."""
+
+    release: float
+    nodes: int
+    lags: tuple[float, ...]
+    durations: tuple[float, ...]
+    tail: float
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A simulated schedule: job starts, operation starts, completions."""
+
+    start: list[float]
+    op_start: list[list[float]]
+    completion: list[float]
+
+
+def plans_of(instance: Instance) -> list[Plan]:
+    """The plans of a one-partition instance, in seconds."""
+    bandwidth = instance.platform.partitions[0].bandwidth
+    out = []
+    for job in instance.jobs:
+        ops = job_operations(job)
+        out.append(Plan(job.release, job.nodes, tuple(ops.lags.tolist()),
+                        tuple(ops.durations(bandwidth).tolist()), ops.tail))
+    return out
+
+
+def orders_of(start: Sequence[float], op_start: Sequence[Sequence[float]]
+              ) -> tuple[list[int], list[tuple[int, int]]]:
+    """``(order, io_order)`` of a schedule: jobs by start, operations by start
+    (ties by job index)."""
+    order = sorted(range(len(start)), key=lambda i: (start[i], i))
+    ops = sorted(((s, i, q) for i, row in enumerate(op_start)
+                  for q, s in enumerate(row)))
+    return order, [(i, q) for _, i, q in ops]
+
+
+def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
+             order: Sequence[int], io_order: Sequence[tuple[int, int]] | None = None,
+             *, mode: str = "strict") -> Timing | None:
+    """The earliest schedule of the orders (module doc), or ``None`` if they
+    deadlock. ``mode``: ``strict``, ``greedy`` or ``easy`` (module doc)."""
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r} must be one of {', '.join(MODES)}")
+    n = len(plans)
+    rank = {i: r for r, i in enumerate(order)}
+    start = [math.nan] * n
+    completion = [math.inf] * n
+    ready = [math.inf] * n          # when the job's next operation may start
+    done = [0] * n
+    op_start: list[list[float]] = [[] for _ in range(n)]
+    holds = reservations.node_holds
+    total_ops = sum(len(p.durations) for p in plans)
+    pending = list(order)           # unstarted jobs, in order
+    next_op = 0
+    served = 0
+    io_free = -math.inf
+    running: list[int] = []
+    t = min((p.release for p in plans), default=0.0)
+    while True:
+        used = sum(plans[j].nodes for j in running if completion[j] > t) \
+            + sum(q for end, q in holds if end > t)
+        running = [j for j in running if completion[j] > t]
+        fit_events: list[float] = []
+        moved = True
+        while moved:
+            moved = False
+            # job starts
+            if mode == "easy":
+                used, started = _easy_starts(plans, pending, running, completion,
+                                             ready, done, holds, capacity, used, t)
+            else:
+                used, started = _list_starts(plans, pending, capacity, used, t,
+                                             mode == "strict")
+            for i in started:
+                start[i] = t
+                if plans[i].durations:
+                    ready[i] = t + plans[i].lags[0]
+                else:
+                    completion[i] = t + plans[i].tail
+                running.append(i)
+                moved = True
+            # I/O
+            if io_free <= t and served < total_ops:
+                fit_events = []
+                choice = _next_op(plans, io_order, next_op, done, ready, start, rank,
+                                  reservations, t, fit_events)
+                if choice is not None:
+                    i = choice
+                    q = done[i]
+                    d = plans[i].durations[q]
+                    op_start[i].append(t)
+                    io_free = t + d
+                    done[i] = q + 1
+                    served += 1
+                    if io_order is not None:
+                        next_op += 1
+                    if q + 1 < len(plans[i].durations):
+                        ready[i] = t + d + plans[i].lags[q + 1]
+                    else:
+                        ready[i] = math.inf
+                        completion[i] = t + d + plans[i].tail
+                    moved = True
+            # a job ending now frees its nodes at once
+            if any(completion[j] <= t for j in running):
+                used -= sum(plans[j].nodes for j in running if completion[j] <= t)
+                running = [j for j in running if completion[j] > t]
+                moved = True
+        if not pending and served == total_ops:
+            return Timing(start, op_start, [c if math.isfinite(c) else s
+                                            for c, s in zip(completion, start)])
+        events = [c for c in completion if t < c < math.inf]
+        events += [end for end, _ in holds if end > t]
+        events += [x for x in fit_events if x > t]
+        if pending:
+            waiting = pending[:1] if mode == "strict" else pending
+            events += [plans[i].release for i in waiting if plans[i].release > t]
+        if io_free > t:
+            events.append(io_free)
+        events += [r for r in ready if t < r < math.inf]
+        if not events:
+            return None
+        t = min(events)
+
+
+def _list_starts(plans: Sequence[Plan], pending: list[int], capacity: int,
+                 used: int, t: float, strict: bool) -> tuple[int, list[int]]:
+    """Strict or greedy list starts at ``t`` (removed from ``pending``)."""
+    started = []
+    k = 0
+    while k < len(pending):
+        i = pending[k]
+        if plans[i].release <= t and used + plans[i].nodes <= capacity:
+            used += plans[i].nodes
+            started.append(pending.pop(k))
+            continue
+        if strict:
+            break
+        k += 1
+    return used, started
+
+
+def _length(plan: Plan) -> float:
+    """The job's length when its I/O never waits."""
+    return sum(plan.lags) + sum(plan.durations) + plan.tail
+
+
+def _estimated_end(plan: Plan, ready: float, done: int) -> float:
+    """A running job's end if its remaining I/O never waits."""
+    left = sum(plan.durations[done:]) + sum(plan.lags[done + 1:]) + plan.tail
+    return ready + left
+
+
+def _easy_starts(plans: Sequence[Plan], pending: list[int], running: list[int],
+                 completion: list[float], ready: list[float], done: list[int],
+                 holds: Sequence[tuple[float, int]], capacity: int, used: int,
+                 t: float) -> tuple[int, list[int]]:
+    """EASY at ``t``: the released jobs in order; the first that does not
+    fit (the head) gets the earliest time its nodes free up (running jobs
+    ending as if their I/O never waited, holds at their ends); a later job
+    starts if it fits and ends by then or uses nodes the head leaves free."""
+    started: list[int] = []
+    shadow = None
+    extra = 0
+    k = 0
+    while k < len(pending):
+        i = pending[k]
+        plan = plans[i]
+        if plan.release > t:
+            k += 1
+            continue
+        length = _length(plan)
+        fits = used + plan.nodes <= capacity
+        if fits and (shadow is None or t + length <= shadow or plan.nodes <= extra):
+            if shadow is not None and t + length > shadow:
+                extra -= plan.nodes
+            used += plan.nodes
+            started.append(pending.pop(k))
+            continue
+        if shadow is None:
+            ends = [(completion[j] if math.isfinite(completion[j]) else
+                     _estimated_end(plans[j], ready[j], done[j]), plans[j].nodes)
+                    for j in running if completion[j] > t]
+            ends += [(t + _length(plans[j]), plans[j].nodes) for j in started]
+            ends += [(e, q) for e, q in holds if e > t]
+            free = capacity - used
+            shadow = math.inf
+            for end, q in sorted(ends):
+                free += q
+                if free >= plan.nodes:
+                    shadow, extra = end, free - plan.nodes
+                    break
+        k += 1
+    return used, started
+
+
+def _next_op(plans: Sequence[Plan], io_order: Sequence[tuple[int, int]] | None,
+             next_op: int, done: list[int], ready: list[float], start: list[float],
+             rank: dict[int, int], reservations: Reservations, t: float,
+             fit_events: list[float]) -> int | None:
+    """The job whose operation starts at ``t``, if any; the later times at
+    which a blocked ready operation would fit go to ``fit_events``."""
+    if io_order is not None:
+        i, q = io_order[next_op]
+        if done[i] != q:
+            raise ValueError(f"io_order: operation ({i}, {q}) out of its job's order")
+        if start[i] <= t and ready[i] <= t:
+            fit = reservations.io_first_fit(t, plans[i].durations[q])
+            if fit <= t:
+                return i
+            fit_events.append(fit)
+        return None
+    candidates = sorted((ready[i], rank[i], i) for i in range(len(plans))
+                        if ready[i] <= t and done[i] < len(plans[i].durations))
+    for _, _, i in candidates:
+        fit = reservations.io_first_fit(t, plans[i].durations[done[i]])
+        if fit <= t:
+            return i
+        fit_events.append(fit)
+    return None
+
+
+def to_schedule(instance: Instance, timing: Timing, method: str) -> Schedule:
+    """The simulated times as a :class:`Schedule` of ``instance`` (seconds):
+    every compute phase right after the I/O before it
+    (:func:`~opt_sched.operations.phase_starts`)."""
+    part = instance.platform.partitions[0]
+    out = []
+    for i, job in enumerate(instance.jobs):
+        compute, io = phase_starts(job, timing.start[i], timing.op_start[i],
+                                   part.bandwidth)
+        out.append(JobSchedule(job.id, 0, compute, io))
+    return Schedule(tuple(out), method=method, execution="exclusive")

@@ -1,0 +1,133 @@
+"""Heuristic schedules of a window (the first candidates of its bracket,
+``models/window-gap.md``).
+
+Every candidate is an earliest schedule of the window instance with its
+reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
+
+- ``online-left-shift``: the online schedule's own orders (job starts, I/O
+  order) simulated strictly -- every job and phase starts no later than
+  online, so it is never worse than the online schedule;
+- list policies: the jobs by a priority (FCFS ``r_i``; SPT ``T_i``; smallest
+  area ``Q_i T_i``; LPT ``-T_i``; widest first ``-Q_i``; stretch deadlines
+  ``r_i + k T_i`` for ``k`` in :data:`DEADLINE_FACTORS`), each strict (no
+  job passes an earlier one), greedy (any job that fits starts) and EASY
+  (backfilling with the true lengths), the I/O served first come;
+- a local search from the best of those: swap two neighbours in the
+  priority order, keep the swap if the objective drops, until a pass finds
+  nothing or the time is up.
+
+:func:`best_heuristic` returns the best for one objective.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..exact.hpc_io.earliest import (
+    MODES,
+    Plan,
+    Timing,
+    orders_of,
+    plans_of,
+    simulate,
+    to_schedule,
+)
+from ..schedule import Schedule
+from .window_instance import Window
+
+__all__ = ["DEADLINE_FACTORS", "Candidate", "best_heuristic", "timing_value"]
+
+DEADLINE_FACTORS = (1, 3, 10, 30, 100, 300, 1000)
+"""``k`` of the stretch-deadline priorities ``r_i + k T_i``: a job of
+length ``T_i`` due when its flow stretch would reach ``k``."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A schedule of the window, its objective value and how it was made."""
+
+    name: str
+    value: float
+    schedule: Schedule
+
+
+def timing_value(plans: Sequence[Plan], lengths: Sequence[float], timing: Timing,
+                 objective: str) -> float:
+    """The objective of a simulated schedule (as :func:`opt_sched.objectives.
+    objective_value` computes it on the schedule)."""
+    if objective == "makespan":
+        return max(timing.completion)
+    flows = [c - p.release for c, p in zip(timing.completion, plans)]
+    if objective == "mean-flow-time":
+        return math.fsum(flows) / len(flows)
+    return max([1.0] + [f / t for f, t in zip(flows, lengths) if t > 0])
+
+
+def _priorities(window: Window, lengths: Sequence[float]
+                ) -> dict[str, Callable[[int], tuple]]:
+    jobs = window.instance.jobs
+    out: dict[str, Callable[[int], tuple]] = {
+        "fcfs": lambda i: (jobs[i].release, i),
+        "spt": lambda i: (lengths[i], jobs[i].release, i),
+        "small-area": lambda i: (jobs[i].nodes * lengths[i], i),
+        "lpt": lambda i: (-lengths[i], i),
+        "widest": lambda i: (-jobs[i].nodes, -lengths[i], i),
+    }
+    for k in DEADLINE_FACTORS:
+        out[f"deadline-{k}"] = lambda i, k=k: (jobs[i].release + k * lengths[i], i)
+    return out
+
+
+def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.0
+                   ) -> Candidate:
+    """The best candidate schedule of ``window`` for ``objective`` (module
+    doc)."""
+    instance, res = window.instance, window.reservations
+    plans = plans_of(instance)
+    capacity = instance.platform.partitions[0].nodes
+    lengths = [job.length(instance.bandwidth_of(job)) for job in instance.jobs]
+    n = len(plans)
+
+    def run(order: Sequence[int], io_order=None, mode: str = "strict"):
+        timing = simulate(plans, capacity, res, order, io_order, mode=mode)
+        if timing is None:
+            return math.inf, None
+        return timing_value(plans, lengths, timing, objective), timing
+
+    online = window.schedule
+    starts = [online[job.id].start for job in instance.jobs]
+    ops = [[online[job.id].io_starts[j] for j, v in enumerate(job.io_volume) if v > 0]
+           for job in instance.jobs]
+    order, io_order = orders_of(starts, ops)
+    value, timing = run(order, io_order)
+    best = ("online-left-shift", value, timing, order, "strict")
+    for name, key in _priorities(window, lengths).items():
+        ranked = sorted(range(n), key=key)
+        for mode in MODES:
+            value, timing = run(ranked, None, mode)
+            if value < best[1]:
+                best = (f"{name}-{mode}", value, timing, ranked, mode)
+    name, value, timing, order, mode = best
+    stop = time.perf_counter() + search_seconds
+    improved = True
+    swaps = 0
+    while improved and time.perf_counter() < stop:
+        improved = False
+        for k in range(n - 1):
+            if time.perf_counter() >= stop:
+                break
+            trial = list(order)
+            trial[k], trial[k + 1] = trial[k + 1], trial[k]
+            trial_value, trial_timing = run(trial, None, mode)
+            if trial_value < value - 1e-9 * max(1.0, abs(value)):
+                order, value, timing = trial, trial_value, trial_timing
+                improved = True
+                swaps += 1
+    if swaps:
+        name += f"+{swaps}-swaps"
+    if timing is None:  # pragma: no cover - the left shift never deadlocks
+        raise RuntimeError("no heuristic schedule of the window")
+    return Candidate(name, value, to_schedule(instance, timing, f"window/{name}"))

@@ -1,0 +1,322 @@
+"""The window as the system's state and the bracket of the optimum: the
+decision set holds every job queued at t0, every schedule of a bracket passes
+the validator with the reservations, and bound <= brute-force optimum <=
+best schedule found <= online value on small windows."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
+from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
+from opt_sched.exact.hpc_io.earliest import orders_of, plans_of, simulate, to_schedule
+from opt_sched.exact.hpc_io.reserved_search import reserved_search
+from opt_sched.experiments.window import WINDOW_OBJECTIVES, best_schedule, window_gap
+from opt_sched.experiments.window_instance import extract_window
+from opt_sched.experiments.window_schedules import best_heuristic
+from opt_sched.objectives import meets_bound, objective_value
+from opt_sched.scheduling import replay
+from opt_sched.validation import assert_feasible
+
+from .online_helpers import online_workloads
+from .test_cli import run_cli
+
+DATA = Path(__file__).parent / "data" / "traces"
+
+
+def _queued_by_hand(instance: Instance, schedule: Schedule, start: int) -> set[str]:
+    """Jobs before ``start`` in (release, index) order not started before
+    ``r_start``: the definition, computed without the module."""
+    t0 = instance.jobs[start].release
+    out = set()
+    for i, job in enumerate(instance.jobs):
+        before = (job.release, i) < (t0, start)
+        if before and schedule[job.id].start >= t0:
+            out.add(job.id)
+    return out
+
+
+def _no_deps(instance: Instance) -> Instance:
+    return instance.replace(jobs=tuple(dataclasses.replace(job, after=())
+                                       for job in instance.jobs))
+
+
+def _queue_hand() -> tuple[Instance, Schedule]:
+    """P = 2, b = 1. ``big`` (2 nodes, 10 s) runs [0, 10); ``q`` (1 node,
+    released 1) waits for it: queued at t0 = 2, when ``a`` (1 node, 1 s)
+    arrives; ``a`` runs [10, 11), ``q`` [10, 12) ."""
+    instance = Instance("queue", Platform.homogeneous(1, 2, 1.0), (
+        Job("big", 2, (10.0,), (0.0,), release=0.0, walltime=20),
+        Job("q", 1, (2.0,), (0.0,), release=1.0, walltime=20),
+        Job("a", 1, (1.0,), (0.0,), release=2.0, walltime=20),
+        Job("z", 1, (1.0,), (0.0,), release=30.0, walltime=20)))
+    schedule = Schedule((
+        JobSchedule("big", 0, (0.0,), (10.0,)),
+        JobSchedule("q", 0, (10.0,), (12.0,)),
+        JobSchedule("a", 0, (10.0,), (11.0,)),
+        JobSchedule("z", 0, (30.0,), (31.0,))), execution="exclusive")
+    return instance, schedule
+
+
+def test_state_window_by_hand() -> None:
+    instance, schedule = _queue_hand()
+    assert_feasible(instance, schedule)
+    window = extract_window(instance, schedule, 2, 2)
+    # t0 = 2: big runs (holds 2 nodes until 10 - 2 = 8), q is queued, a
+    # arrives; count 2 = q + a (z is the next arrival, not taken)
+    assert window.t0 == 2.0
+    assert [job.id for job in window.instance.jobs] == ["q", "a"]
+    assert [job.release for job in window.instance.jobs] == [0.0, 0.0]
+    assert window.reservations.node_holds == ((8.0 - window.resolution, 2),)
+    assert window.info["queued_at_t0"] == 1 and window.info["queued_left_out"] == 0
+    # online: q ends 12 - 2 = 10 (flow from t0: 10, T 2), a ends 9 (flow 9)
+    assert objective_value(window.instance, window.schedule, "mean-flow-time") == 9.5
+    old = extract_window(instance, schedule, 2, 2, mode="consecutive")
+    assert [job.id for job in old.instance.jobs] == ["a", "z"]
+    assert old.info["queued_left_out"] == 1
+    window.validate()
+    old.validate()
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.filter_too_much])
+@given(online_workloads(max_jobs=9), st.data())
+def test_the_decision_set_holds_every_queued_job(instance: Instance, data) -> None:
+    instance = _no_deps(instance)
+    schedule = replay(instance, "easy")
+    start = data.draw(st.integers(0, instance.num_jobs - 1))
+    count = data.draw(st.integers(1, instance.num_jobs - start))
+    window = extract_window(instance, schedule, start, count)
+    members = {job.id for job in window.instance.jobs}
+    queued = _queued_by_hand(instance, schedule, start)
+    assert queued <= members
+    t0 = instance.jobs[start].release
+    later = sum(1 for i, job in enumerate(instance.jobs)
+                if (job.release, i) >= (t0, start))
+    assert len(members) == len(queued) + min(later, max(0, count - len(queued)))
+    assert instance.jobs[start].id in members or len(queued) >= count
+    window.validate()
+    # every job not in the window and started at or after t0 is a later
+    # arrival (released at or after t0)
+    for job in instance.jobs:
+        if job.id not in members and schedule[job.id].start >= window.t0:
+            assert job.release >= window.t0
+
+
+# -- the bracket against the brute-force optimum --------------------------------------
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.filter_too_much])
+@given(online_workloads(max_jobs=7), st.data(),
+       st.sampled_from(["state", "consecutive"]))
+def test_bracket_holds_the_brute_force_optimum(instance: Instance, data,
+                                               mode: str) -> None:
+    instance = _no_deps(instance)
+    schedule = replay(instance, "easy")
+    start = data.draw(st.integers(0, instance.num_jobs - 1))
+    count = data.draw(st.integers(1, min(3, instance.num_jobs - start)))
+    window = extract_window(instance, schedule, start, count, mode=mode)
+    small = (window.instance.num_jobs <= 4 and window.instance.num_io_phases <= 5)
+    report = window_gap(instance, schedule, start, count, time_limit=1.0, mode=mode)
+    for objective in WINDOW_OBJECTIVES:
+        item = report["objectives"][objective]
+        online = objective_value(window.instance, window.schedule, objective)
+        assert item["online"] == online
+        assert meets_bound(item["lower_bound"], item["best_found"])
+        assert item["best_found"] <= online + 1e-9 * max(1.0, online)
+        # the schedule found again, checked here with the running jobs
+        found = best_schedule(window, objective, time_limit=0.5)
+        assert_feasible(*window.with_running(found["schedule"]))
+        assert objective_value(window.instance, found["schedule"], objective) \
+            == found["best_found"]
+        if small:
+            optimum, _ = brute_force_hpc_io(window.instance, objective,
+                                            reservations=window.reservations)
+            assert meets_bound(item["lower_bound"], optimum), (objective, item)
+            assert meets_bound(optimum, item["best_found"])
+
+
+def _seeded(seed: int, n: int = 7) -> Instance:
+    rng = random.Random(seed)
+    jobs = []
+    for i in range(n):
+        compute = tuple(float(rng.randint(0, 5)) for _ in range(rng.choice([1, 2])))
+        volume = tuple(float(rng.randint(0, 2)) for _ in compute)
+        if sum(compute) + sum(volume) == 0:
+            compute = (1.0, *compute[1:])
+        jobs.append(Job(f"j{i}", rng.randint(1, 4), compute, volume,
+                        release=float(rng.randint(0, 6)), walltime=30.0))
+    jobs.sort(key=lambda job: job.release)
+    return Instance("seeded", Platform.homogeneous(1, 4, 1.0), tuple(jobs))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cpsat_guided_schedules_are_feasible(seed: int) -> None:
+    """The schedule CP-SAT's orders give (simulated at the true lengths) is
+    feasible with the reservations and never below the optimum."""
+    instance = _seeded(seed)
+    schedule = replay(instance, "easy")
+    window = extract_window(instance, schedule, 3, 3, mode="consecutive")
+    for objective in WINDOW_OBJECTIVES:
+        optimum, _ = brute_force_hpc_io(window.instance, objective, max_phases=8,
+                                        reservations=window.reservations)
+        found = reserved_search(window.instance, window.reservations, objective,
+                                window.schedule, time_limit=5)
+        assert found.schedule is not None, found.info
+        assert_feasible(*window.with_running(found.schedule))
+        value = objective_value(window.instance, found.schedule, objective)
+        assert meets_bound(optimum, value), (objective, value, optimum)
+        assert found.info["value"] == value
+
+
+def test_left_shift_is_never_later() -> None:
+    """The online orders simulated strictly start every job no later."""
+    for seed in range(6):
+        instance = _seeded(seed, 9)
+        schedule = replay(instance, "easy")
+        window = extract_window(instance, schedule, 2, 5)
+        online = window.schedule
+        ops = [[online[j.id].io_starts[q] for q, v in enumerate(j.io_volume) if v > 0]
+               for j in window.instance.jobs]
+        starts = [online[j.id].start for j in window.instance.jobs]
+        timing = simulate(plans_of(window.instance),
+                          window.instance.platform.partitions[0].nodes,
+                          window.reservations, *orders_of(starts, ops))
+        shifted = to_schedule(window.instance, timing, "left-shift")
+        assert_feasible(*window.with_running(shifted))
+        before = online.completions(window.instance)
+        after = shifted.completions(window.instance)
+        for job in window.instance.jobs:
+            assert after[job.id] <= before[job.id] + 1e-9
+        for objective in WINDOW_OBJECTIVES:
+            heuristic = best_heuristic(window, objective, search_seconds=0.2)
+            assert_feasible(*window.with_running(heuristic.schedule))
+            assert heuristic.value <= objective_value(window.instance, shifted,
+                                                      objective) + 1e-9
+
+
+def test_online_value_above_the_bound_on_kth_windows() -> None:
+    """The online value >= the bound >= ... on windows of the KTH-SP2 head
+    (real jobs, the darshan-cori I/O), in both modes."""
+    from opt_sched.traces import convert_trace, read_swf
+
+    trace, _ = read_swf(DATA / "kth-sp2-head.swf")
+    instance = convert_trace(trace, "darshan-cori", seed=0, alpha=0.5).instance
+    schedule = replay(instance, "easy")
+    for start, mode in ((5, "state"), (15, "state"), (25, "consecutive")):
+        report = window_gap(instance, schedule, start, 8, time_limit=1.0, mode=mode)
+        for objective, item in report["objectives"].items():
+            assert meets_bound(item["lower_bound"], item["online"]), objective
+            assert meets_bound(item["lower_bound"], item["best_found"]), objective
+            assert item["best_found"] <= item["online"] * (1 + 1e-9)
+
+
+def test_cli_window_bracket_json() -> None:
+    done = run_cli("replay", str(DATA / "kth-sp2-head.swf"), "--scheduler", "easy",
+                   "--io-profile", "darshan-cori", "--alpha", "0.5",
+                   "--window", "5:20", "--window-time-limit", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    window = json.loads(done.stdout)["window"]
+    assert window["mode"] == "state"
+    for item in window["objectives"].values():
+        for key in ("online", "best_found", "lower_bound"):
+            assert isinstance(item[key], float) and math.isfinite(item[key])
+        assert meets_bound(item["lower_bound"], item["best_found"])
+        assert item["best_found"] <= item["online"] * (1 + 1e-9)
+    text = run_cli("replay", str(DATA / "kth-sp2-head.swf"), "--window", "0:20",
+                   "--window-time-limit", "0.5", "--window-mode", "consecutive",
+                   "--quiet")
+    assert text.returncode == 0, text.stderr
+    assert "at least" in text.stdout and "consecutive" in text.stdout
+
+
+# -- the bounds one by one ----------------------------------------------------------
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.filter_too_much])
+@given(online_workloads(max_jobs=7), st.data(),
+       st.sampled_from(["state", "consecutive"]))
+def test_every_window_bound_is_below_the_optimum(instance: Instance, data,
+                                                 mode: str) -> None:
+    """Each bound of the window (by name: the combinatorial ones, the split
+    bound, CP-SAT's) <= the brute-force optimum with the reservations."""
+    from opt_sched.experiments.window import window_bounds
+
+    instance = _no_deps(instance)
+    schedule = replay(instance, "easy")
+    start = data.draw(st.integers(0, instance.num_jobs - 1))
+    count = data.draw(st.integers(1, min(4, instance.num_jobs - start)))
+    window = extract_window(instance, schedule, start, count, mode=mode)
+    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
+        return
+    for objective in WINDOW_OBJECTIVES:
+        optimum, _ = brute_force_hpc_io(window.instance, objective,
+                                        reservations=window.reservations)
+        found = window_bounds(window, objective, time_limit=0.5)
+        for name, bound in found["bounds"].items():
+            assert meets_bound(bound, optimum), (objective, name, bound, optimum)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(online_workloads(max_jobs=10), st.data())
+def test_split_bound_at_least_alone(instance: Instance, data) -> None:
+    from opt_sched.bounds_flow import flow_bounds
+    from opt_sched.bounds_window import (
+        exclusive_mean_flow_bound,
+        split_mean_flow_bound,
+    )
+
+    instance = _no_deps(instance)
+    schedule = replay(instance, "easy")
+    start = data.draw(st.integers(0, instance.num_jobs - 1))
+    window = extract_window(instance, schedule, start,
+                            instance.num_jobs - start)
+    split = split_mean_flow_bound(window.instance,
+                                  reservations=window.reservations)["split-srpt"]
+    alone = flow_bounds(window.instance, "mean-flow-time",
+                        reservations=window.reservations)["alone"]
+    assert split >= alone - 1e-9 * max(1.0, alone)
+    online = objective_value(window.instance, window.schedule, "mean-flow-time")
+    assert meets_bound(split, online)
+    exclusive = exclusive_mean_flow_bound(window.instance,
+                                          reservations=window.reservations)
+    for value in exclusive.values():
+        assert meets_bound(value, online)
+
+
+def test_exclusive_bound_by_hand() -> None:
+    """P = 4, no reservations: three jobs of 3 nodes (lengths 1, 2, 3, all
+    released at 0) never run together, SRPT gives 1 + 3 + 6 = 10; a 1-node
+    job (length 5) counts alone, 5: mean flow (10 + 5) / 4."""
+    from opt_sched.bounds_window import exclusive_mean_flow_bound
+
+    instance = Instance("excl", Platform.homogeneous(1, 4, 1.0), (
+        Job("a", 3, (1.0,), (0.0,)), Job("b", 3, (2.0,), (0.0,)),
+        Job("c", 3, (3.0,), (0.0,)), Job("d", 1, (5.0,), (0.0,))))
+    assert exclusive_mean_flow_bound(instance) == {"exclusive-srpt": 15.0 / 4}
+    optimum, _ = brute_force_hpc_io(instance, "mean-flow-time")
+    assert optimum == 15.0 / 4
+
+
+def test_exclusive_stretch_bound_by_hand() -> None:
+    """P = 4: two 3-node jobs of length 1 released at 0 never run together:
+    the second ends at 2, max flow stretch 2 (the brute-force optimum); the
+    deadline test refutes every x < 2."""
+    from opt_sched.bounds_window import exclusive_stretch_bound
+
+    instance = Instance("excl", Platform.homogeneous(1, 4, 1.0), (
+        Job("a", 3, (1.0,), (0.0,)), Job("b", 3, (1.0,), (0.0,))))
+    optimum, _ = brute_force_hpc_io(instance, "max-flow-stretch")
+    assert optimum == 2.0
+    found = exclusive_stretch_bound(instance, 1.0, 3.0)["exclusive-edf"]
+    assert 2.0 - 1e-8 <= found <= 2.0  # EDF refutes beyond 1e-9 lateness
