@@ -30,6 +30,10 @@ Adding a scheduler: one module with a class that follows
 package: one entry point in the group ``opt_sched.schedulers`` (see
 ``docs/plugins.md``), or :func:`register_scheduler` within one process. A
 registered scheduler is also a method (``opt_sched.methods``) at once.
+A scheduler written in Python can build on :mod:`.blocks` (the queue as
+arrays, the availability profile, first fits, shadow times, compiled
+starts; ``docs/write-a-scheduler.md``). The API is versioned:
+:data:`API_VERSION` (``CHANGELOG.md``).
 """
 
 from __future__ import annotations
@@ -40,7 +44,15 @@ from typing import Any
 
 from ..lazy import lazy_exports
 from ..plugins import PluginMapping, build_registered, describe
-from .base import Cluster, JobTable, RunningJob, Scheduler, Start, job_table
+from .base import (
+    API_VERSION,
+    Cluster,
+    JobTable,
+    RunningJob,
+    Scheduler,
+    Start,
+    job_table,
+)
 from .replay import replay as _replay_engine
 
 # The schedulers (numba kernels) are imported on first use (PEP 562), so
@@ -48,6 +60,8 @@ from .replay import replay as _replay_engine
 # loading a kernel. ``.base`` and ``.replay`` stay eager: ``replay`` is
 # both a submodule and a function here (the function below).
 _LAZY: dict[str, str] = {
+    "BlockScheduler": ".blocks",
+    "Blocks": ".blocks",
     "WorkloadAdaptive": ".adaptive",
     "ConservativeBackfilling": ".conservative",
     "EasyBackfilling": ".easy",
@@ -93,8 +107,11 @@ class _Registry(PluginMapping[Callable[..., Scheduler]]):
 
 
 __all__ = [
+    "API_VERSION",
     "FCFS",
     "SCHEDULERS",
+    "BlockScheduler",
+    "Blocks",
     "Cluster",
     "ConservativeBackfilling",
     "EasyBackfilling",

@@ -45,7 +45,17 @@ from ..errors import OptionError
 from ..instance import Instance
 from ..schedule import MachineSet
 
-__all__ = ["Cluster", "JobTable", "RunningJob", "Scheduler", "Start", "job_table"]
+__all__ = ["API_VERSION", "Cluster", "JobTable", "RunningJob", "Scheduler", "Start",
+           "job_table"]
+
+API_VERSION = "1.0"
+"""The version of the scheduler API, ``"MAJOR.MINOR"``: this module's
+:class:`Scheduler` protocol, :class:`Start`, :class:`JobTable`,
+:class:`Cluster`, :class:`RunningJob`, the engine's calls and checks, and
+:mod:`opt_sched.scheduling.blocks`. A change that can break a user's
+scheduler (a call, argument, field or guarantee removed or changed) raises
+MAJOR; an addition raises MINOR. ``CHANGELOG.md`` lists every change
+(``docs/write-a-scheduler.md``)."""
 
 
 @dataclass(frozen=True, slots=True)

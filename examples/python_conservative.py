@@ -1,0 +1,44 @@
+"""Conservative backfilling written in Python on opt_sched's building
+blocks.
+
+It makes the same schedule as the built-in ``conservative`` (batsched's
+``conservative_bf``): on Batsim's medium_late workload every start and
+every machine of Batsim's own output. Replay it from the command line:
+
+    python examples/python_conservative.py replay WORKLOAD \
+        --scheduler python-conservative --validate
+
+or from Python: ``replay(instance, PythonConservative())``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from opt_sched.scheduling import register_scheduler
+from opt_sched.scheduling.blocks import Blocks, BlockScheduler
+
+
+class PythonConservative(BlockScheduler):
+    """Every waiting job holds a reservation at its first fit (it starts
+    when that fit starts now). After a job end the reservations are
+    compressed: each job is placed again, in queue order, the jobs behind
+    it keeping theirs meanwhile. Otherwise only the jobs without a
+    reservation (the new ones) are placed."""
+
+    name = "python-conservative"
+
+    def schedule(self, now: float, blocks: Blocks) -> None:
+        for partition in range(blocks.partitions):
+            queue = blocks.queue(partition)
+            if blocks.ended(partition):
+                blocks.place(queue)
+            else:
+                blocks.place(queue[~blocks.has_reservation(queue)])
+
+
+if __name__ == "__main__":
+    from opt_sched.cli import main
+
+    register_scheduler(PythonConservative.name, PythonConservative)
+    sys.exit(main(sys.argv[1:]))
