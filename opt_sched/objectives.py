@@ -32,6 +32,7 @@ hides.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .errors import BoundViolationError, OptionError
@@ -46,6 +47,8 @@ __all__ = [
     "FLOW_OBJECTIVES",
     "OBJECTIVES",
     "RTOL",
+    "best_known",
+    "bracket",
     "check_objective",
     "check_value_above_bound",
     "gap_or_nan",
@@ -168,3 +171,27 @@ def gap_or_nan(value: float | None, bound: float | None) -> float:
     """:func:`relative_gap` for tables: NaN where no gap exists."""
     gap = relative_gap(value, bound)
     return math.nan if gap is None else gap
+
+
+def best_known(values: Iterable[float | None]) -> float | None:
+    """The smallest finite value of validated schedules of one instance (the
+    best schedule known: an upper bound on the optimum), or ``None``."""
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    return min(finite) if finite else None
+
+
+def bracket(value: float | None, best: float | None, bound: float | None
+            ) -> tuple[float, float]:
+    """How far ``value`` is above the optimum ``OPT``, from both sides:
+
+    .. math:: \\frac{x - B}{B} \\le \\frac{x - OPT}{OPT} \\le \\frac{x - L}{L}
+
+    with ``B`` the best schedule known (``OPT <= B``) and ``L`` a proven lower
+    bound (``L <= OPT``). Returns ``(at_least, at_most)`` for tables (NaN
+    where a side is unknown). The left side holds because ``OPT <= B``
+    makes ``x / OPT - 1 >= x / B - 1``.
+
+    >>> bracket(110.0, 105.0, 100.0)
+    (0.047619047619047616, 0.1)
+    """
+    return gap_or_nan(value, best), gap_or_nan(value, bound)

@@ -29,6 +29,7 @@ __all__ = ["STYLES", "column_style", "format_column", "render_table"]
 
 STYLES: dict[str, str] = {
     "gap": "percent",
+    "at_least": "percent",
     "solver_gap": "percent",
     "seconds": "seconds",
     "wall_time": "seconds",
@@ -39,6 +40,9 @@ STYLES: dict[str, str] = {
 
 HEADERS: dict[str, str] = {
     "lower_bound": "best bound",
+    "best_found": "best found",
+    "at_least": "at least",
+    "gap": "at most (gap)",
     "bound_is_optimum": "bound is optimum",
     "exact_status": "exact status",
     "max_stretch": "max stretch",

@@ -51,7 +51,7 @@ __all__ = ["COLUMNS", "compare", "compare_methods"]
 
 COLUMNS = ("heuristic", "policy", "sensibility", "makespan", "max_stretch",
            "mean_pack_max_stretch", "num_packs", "exec", "delay", "idle",
-           "lower_bound", "gap", "bound_note")
+           "best_found", "lower_bound", "at_least", "gap", "bound_note")
 
 
 def _heuristic(text: str | Method) -> Method:
@@ -190,7 +190,11 @@ def compare(instance: Instance, *, heuristics: Sequence[str | Method] | None = N
         ``exec``, ``delay``, ``idle`` are node-times (seed 003 Fig. 14);
         ``lower_bound`` is the best makespan bound that holds under
         ``execution`` (:func:`opt_sched.bound_models.best_bound_under`) and
-        ``gap = (makespan - lower_bound) / lower_bound``; under a model with
+        ``gap = (makespan - lower_bound) / lower_bound`` (the policy is at
+        most this far above the optimum); ``best_found`` is the best makespan
+        of the rows (validated schedules) and ``at_least = (makespan -
+        best_found) / best_found`` (at least this far,
+        :func:`opt_sched.objectives.bracket`); under a model with
         no proven bound both are ``None`` and ``bound_note`` says so
         (``"no bound holds under <model>"``; else ``None``).
         ``attrs["skipped"]`` lists the unsupported heuristics with their
@@ -205,7 +209,7 @@ def compare(instance: Instance, *, heuristics: Sequence[str | Method] | None = N
     from .. import validation
     from ..bound_models import best_bound_under
     from ..metrics import summary
-    from ..objectives import gap_or_nan
+    from ..objectives import best_known, bracket, gap_or_nan
 
     runs, skipped = compare_methods(instance, heuristics=heuristics,
                                     policies=policies, io_nodes=io_nodes,
@@ -234,6 +238,10 @@ def compare(instance: Instance, *, heuristics: Sequence[str | Method] | None = N
             "gap": None if bound is None else gap_or_nan(makespan, bound),
             "bound_note": found.note,
         })
+    best = best_known(row["makespan"] for row in rows)
+    for row in rows:
+        row["best_found"] = best
+        row["at_least"] = bracket(row["makespan"], best, None)[0]
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table.attrs["skipped"] = [tuple(s) for s in skipped]
     return table

@@ -9,7 +9,12 @@ is validated, and its gap is :func:`~opt_sched.objectives.relative_gap`
 
 (SPEC §7). When the exact solver proved optimality, ``L`` is the optimum and
 the gap is the true optimality gap (``bound_is_optimum`` is true); otherwise
-the gap is an upper bound on the true gap.
+the gap is an upper bound on the true gap: the method is *at most* ``gap``
+above the optimum. The other side: ``best_found`` ``B`` is the best value of
+any validated schedule of the instance (the solver's incumbent included when
+it is a schedule under the methods' model), and the method is *at least*
+``at_least = (x - B) / B`` above the optimum
+(:func:`~opt_sched.objectives.bracket`).
 
 Which problem an instance poses is read off the instance: jobs with
 named-resource ``demands`` -> ``planning``; jobs pre-mapped to partitions
@@ -51,8 +56,9 @@ from ..objectives import objective_value
 
 __all__ = ["COLUMNS", "expand_paths", "gap_table", "problem_of", "read_inputs"]
 
-COLUMNS = ("instance", "problem", "objective", "method", "value", "lower_bound",
-           "bound_is_optimum", "gap", "exact_status", "bound_note", "seconds")
+COLUMNS = ("instance", "problem", "objective", "method", "value", "best_found",
+           "lower_bound", "bound_is_optimum", "at_least", "gap", "exact_status",
+           "bound_note", "seconds")
 def problem_of(instance: Instance) -> str:
     """The problem an instance poses (see the module docstring): planning
     with named-resource demands, IO-SCHED when every job's partition is
@@ -135,7 +141,7 @@ def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
     from .. import methods, validation
     from ..bound_models import best_bound_under, exact_bound_holds
     from ..exact import solve
-    from ..objectives import gap_or_nan
+    from ..objectives import best_known, bracket, gap_or_nan
 
     instance = task.instance
     result = solve(instance, problem=task.problem, objective=task.objective,
@@ -173,6 +179,14 @@ def _run_task(task: _Task) -> tuple[int, list[dict[str, object]]]:
         validation.assert_feasible(instance, schedule)
         value = objective_value(instance, schedule, task.objective)
         rows.append(row(spec, value, time.perf_counter() - started))
+    # the best validated schedule of any row: the other side of the optimum
+    candidates = [r["value"] for r in rows[1:]]
+    if exact:  # the solver's schedule is one under the methods' model
+        candidates.append(rows[0]["value"])
+    best = best_known(candidates)
+    for r in rows:
+        r["best_found"] = best
+        r["at_least"] = bracket(r["value"], best, None)[0]
     return task.position, rows
 
 
