@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -170,6 +171,33 @@ def _srpt_until(releases: list[float], work: list[float], cutoff: float
     return done
 
 
+def _exclusive_groups(instance: Instance, jobs: list, reservations: Reservations | None
+                      ) -> Iterator[tuple[list[int], float]]:
+    """For each node threshold ``q``: the jobs of ``Q_i >= q`` (and positive
+    length), at least two, and ``t*(q)``, the first time the nodes free of
+    the holds reach the two smallest of their demands together (``0`` if
+    they already do, ``inf`` if never): before ``t*`` no two of them run at
+    once (``models/mean-flow-split.md``)."""
+    n = len(jobs)
+    nodes = instance.platform.partitions[0].nodes
+    holds = reservations.node_holds if reservations is not None else ()
+    free0 = nodes - sum(q for _, q in holds)
+    for q in sorted({job.nodes for job in jobs if job.nodes > 0}):
+        members = [i for i in range(n) if jobs[i].nodes >= q and jobs[i].length > 0]
+        if len(members) < 2:
+            continue
+        # any two members need at least the two smallest demands together
+        pair = sum(sorted(jobs[i].nodes for i in members)[:2])
+        free, cutoff = free0, 0.0 if free0 >= pair else math.inf
+        if cutoff > 0:
+            for end, held in holds:  # sorted by end
+                free += held
+                if free >= pair:
+                    cutoff = end
+                    break
+        yield members, cutoff
+
+
 def exclusive_mean_flow_bound(instance: Instance, *,
                               reservations: Reservations | None = None
                               ) -> dict[str, float]:
@@ -185,24 +213,9 @@ def exclusive_mean_flow_bound(instance: Instance, *,
         return {}
     jobs = _jobs(instance, reservations)
     n = len(jobs)
-    nodes = instance.platform.partitions[0].nodes
-    holds = reservations.node_holds if reservations is not None else ()
-    free0 = nodes - sum(q for _, q in holds)
     ect = [job.ect for job in jobs]
     best = -math.inf
-    for q in sorted({job.nodes for job in jobs if job.nodes > 0}):
-        members = [i for i in range(n) if jobs[i].nodes >= q and jobs[i].length > 0]
-        if len(members) < 2:
-            continue
-        # any two members need at least the two smallest demands together
-        pair = sum(sorted(jobs[i].nodes for i in members)[:2])
-        free, cutoff = free0, 0.0 if free0 >= pair else math.inf
-        if cutoff > 0:
-            for end, held in holds:  # sorted by end
-                free += held
-                if free >= pair:
-                    cutoff = end
-                    break
+    for members, cutoff in _exclusive_groups(instance, jobs, reservations):
         if cutoff <= min(jobs[i].est for i in members):
             continue
         done = _srpt_until([jobs[i].est for i in members],
@@ -260,23 +273,8 @@ def exclusive_stretch_bound(instance: Instance, lower: float, upper: float, *,
             or not upper > lower:
         return {}
     jobs = _jobs(instance, reservations)
-    n = len(jobs)
-    nodes = instance.platform.partitions[0].nodes
-    holds = reservations.node_holds if reservations is not None else ()
-    free0 = nodes - sum(q for _, q in holds)
     groups = []
-    for q in sorted({job.nodes for job in jobs if job.nodes > 0}):
-        members = [i for i in range(n) if jobs[i].nodes >= q and jobs[i].length > 0]
-        if len(members) < 2:
-            continue
-        pair = sum(sorted(jobs[i].nodes for i in members)[:2])
-        free, cutoff = free0, 0.0 if free0 >= pair else math.inf
-        if cutoff > 0:
-            for end, held in holds:
-                free += held
-                if free >= pair:
-                    cutoff = end
-                    break
+    for members, cutoff in _exclusive_groups(instance, jobs, reservations):
         members = [i for i in members if jobs[i].est < cutoff]
         if len(members) >= 2:
             groups.append((members, cutoff))

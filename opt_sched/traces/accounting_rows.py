@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .reading import TraceRecords
+from .reading import TraceReading, TraceRecords
 from .swf_format import (
     ALLOCATED,
     EXECUTABLE,
@@ -41,7 +41,7 @@ from .swf_format import (
     WAIT,
 )
 
-__all__ = ["AccountingRows", "log_name"]
+__all__ = ["AccountingRows", "log_name", "open_log"]
 
 _SUFFIXES = (".gz", ".sacct", ".pbs", ".psv", ".txt", ".log", ".csv")
 
@@ -143,3 +143,20 @@ class AccountingRows:
             dict(self.not_jobs),
             {code: tuple(lines) for code, lines in self.skipped.items()},
             tuple(self.notes))
+
+
+def open_log(path: str | Path, reading: TraceReading | None, fmt: str
+             ) -> tuple[TraceReading, str, AccountingRows]:
+    """What both accounting readers start from: the reading (its defaults for
+    ``None``; its time zone checked first), the log's text (gunzipped when
+    needed; a damaged file is one :class:`~opt_sched.errors.TraceError`) and
+    an empty :class:`AccountingRows` of format ``fmt``."""
+    from ..errors import TraceError
+    from ..io import read_text_file
+    from .accounting_time import time_zone
+
+    reading = reading if reading is not None else TraceReading()
+    path = Path(path)
+    time_zone(reading.tz)
+    text = read_text_file(path, TraceError, gunzip=True, errors="replace")
+    return reading, text, AccountingRows(path.name, log_name(path), fmt)

@@ -42,9 +42,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import TraceError
-from ..io import read_text_file
-from .accounting_rows import AccountingRows, log_name
-from .accounting_time import pbs_epoch, pbs_record_time, pbs_walltime, time_zone
+from .accounting_rows import AccountingRows, open_log
+from .accounting_time import pbs_epoch, pbs_record_time, pbs_walltime
 from .reading import TraceReading, TraceRecords
 
 if TYPE_CHECKING:
@@ -215,12 +214,8 @@ def pbs_records(path: str | Path, reading: TraceReading | None = None
     OptionError
         ``reading.tz`` is not an IANA time zone.
     """
-    reading = reading if reading is not None else TraceReading()
-    path = Path(path)
-    label = path.name
-    time_zone(reading.tz)
-    text = read_text_file(path, TraceError, gunzip=True, errors="replace")
-    rows = AccountingRows(label, log_name(path), "pbs")
+    reading, text, rows = open_log(path, reading, "pbs")
+    label = rows.source
     jobs: dict[str, _Job] = {}
     tz = reading.tz
 

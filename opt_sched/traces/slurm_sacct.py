@@ -45,9 +45,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import TraceError
-from ..io import read_text_file
-from .accounting_rows import AccountingRows, log_name
-from .accounting_time import UNKNOWN_WORDS, slurm_duration, slurm_timestamp, time_zone
+from .accounting_rows import AccountingRows, open_log
+from .accounting_time import UNKNOWN_WORDS, slurm_duration, slurm_timestamp
 from .reading import TraceReading, TraceRecords
 
 if TYPE_CHECKING:
@@ -220,12 +219,8 @@ def sacct_records(path: str | Path, reading: TraceReading | None = None
     OptionError
         ``reading.tz`` is not an IANA time zone.
     """
-    reading = reading if reading is not None else TraceReading()
-    path = Path(path)
-    label = path.name
-    time_zone(reading.tz)
-    text = read_text_file(path, TraceError, gunzip=True, errors="replace")
-    rows = AccountingRows(label, log_name(path), "sacct")
+    reading, text, rows = open_log(path, reading, "sacct")
+    label = rows.source
     names: list[str] | None = None
     lower: list[str] = []
     trailing = False

@@ -50,7 +50,7 @@ lowest-numbered that fit), which the engine checks like any other.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -313,22 +313,30 @@ class Blocks:
                 return bool(r)
             self._grow(1)
 
-    def start_in_order(self, jobs: np.ndarray) -> int:
-        """Start ``jobs`` in order while each fits now (its own reservation
-        given up); stop at the first that does not. Returns the index in
-        ``jobs`` of that first job (``len(jobs)``: all started)."""
-        jobs = _int_array(jobs)
+    def _starting(self, size: int, call: Callable[[int, np.ndarray], int]) -> int:
+        """Run a compiled block that may start jobs: ``call(k, order)`` with
+        the ended jobs folded in (:meth:`_fold`); when it reports no room
+        (a negative result) the state grows for ``size`` more jobs and the
+        call is repeated. Returns the block's result (the jobs started)."""
         k, order = self._fold()
         while True:
-            r = kn.start_in_order(self._st, jobs, len(jobs), self._now, self._ended,
-                                  self._nend, k, order, len(order))
+            r = call(k, order)
             if k >= 0:
                 self._nend, k = 0, -1
             if r >= 0:
                 if r:
                     self._version += 1
                 return r
-            self._grow(len(jobs))
+            self._grow(size)
+
+    def start_in_order(self, jobs: np.ndarray) -> int:
+        """Start ``jobs`` in order while each fits now (its own reservation
+        given up); stop at the first that does not. Returns the index in
+        ``jobs`` of that first job (``len(jobs)``: all started)."""
+        jobs = _int_array(jobs)
+        return self._starting(len(jobs), lambda k, order: kn.start_in_order(
+            self._st, jobs, len(jobs), self._now, self._ended, self._nend, k, order,
+            len(order)))
 
     def start_fitting(self, jobs: np.ndarray, before: float = math.inf) -> int:
         """Start, in order, every job of ``jobs`` that fits now
@@ -336,17 +344,9 @@ class Blocks:
         expected to end by ``before``; jobs holding a reservation are
         skipped. Returns how many started."""
         jobs = _int_array(jobs)
-        k, order = self._fold()
-        while True:
-            r = kn.start_fitting(self._st, jobs, len(jobs), self._now, float(before),
-                                 self._ended, self._nend, k, order, len(order))
-            if k >= 0:
-                self._nend, k = 0, -1
-            if r >= 0:
-                if r:
-                    self._version += 1
-                return r
-            self._grow(len(jobs))
+        return self._starting(len(jobs), lambda k, order: kn.start_fitting(
+            self._st, jobs, len(jobs), self._now, float(before), self._ended,
+            self._nend, k, order, len(order)))
 
     def place(self, jobs: np.ndarray) -> int:
         """Place each job of ``jobs`` in order, as batsched's
@@ -356,17 +356,9 @@ class Blocks:
         after it keep their reservations meanwhile. Returns how many
         started."""
         jobs = _int_array(jobs)
-        k, order = self._fold()
-        while True:
-            r = kn.place_in_order(self._st, jobs, len(jobs), self._now, self._ended,
-                                  self._nend, k, order, len(order))
-            if k >= 0:
-                self._nend, k = 0, -1
-            if r >= 0:
-                if r:
-                    self._version += 1
-                return r
-            self._grow(len(jobs))
+        return self._starting(len(jobs), lambda k, order: kn.place_in_order(
+            self._st, jobs, len(jobs), self._now, self._ended, self._nend, k, order,
+            len(order)))
 
     def ended(self, partition: int = 0) -> bool:
         """Whether a job of ``partition`` ended since the last pass that
