@@ -267,6 +267,26 @@ def _scale(settings_scale: int, data: ModelData, incumbent: Retimed, horizon: fl
     return scale
 
 
+
+def floored_window(instance, reservations, schedule, tick: float,
+                   settings: HpcIoCpsatSettings, objective: str):
+    """The window rounded down on the grid of ``tick`` (``models/window-gap.md``):
+    ``(data, settings, (holds, busy), incumbent)``: the floored data, the
+    settings with the stretch scale of the horizon, the running jobs' node
+    holds (ends rounded down) and busy I/O intervals (rounded inwards, empty
+    ones dropped), and ``schedule``'s times on the grid."""
+    data = floored_data(instance, tick)
+    grid = data.grid
+    holds = [(grid.down(e), q) for e, q in reservations.node_holds]
+    busy = [(grid.up(a), grid.down(e)) for a, e in reservations.io_busy]
+    busy = [(a, e) for a, e in busy if e > a]
+    incumbent = _floored_times(instance, schedule, data)
+    horizon = max(incumbent.completion) + sum(data.serial_ticks(i)
+                                              for i in range(data.num_jobs))
+    settings = dataclasses.replace(settings, stretch_scale=_scale(
+        settings.stretch_scale, data, incumbent, horizon, objective))
+    return data, settings, (holds, busy), incumbent
+
 def reserved_bound(instance: Instance, reservations: Reservations, objective: str,
                    schedule: Schedule, *, lower_bound: float = 0.0,
                    time_limit: float = 30.0, num_workers: int = 2, seed: int = 0,
@@ -300,17 +320,9 @@ def reserved_bound(instance: Instance, reservations: Reservations, objective: st
     deadline = Deadline(time_limit)
     tick = _choose_tick(instance, reservations, schedule, resolution)
     try:
-        data = floored_data(instance, tick)
-        grid = data.grid
-        holds = [(grid.down(e), q) for e, q in reservations.node_holds]
-        busy = [(grid.up(a), grid.down(e)) for a, e in reservations.io_busy]
-        busy = [(a, e) for a, e in busy if e > a]
-        incumbent = _floored_times(instance, schedule, data)
-        horizon = max(incumbent.completion) + sum(data.serial_ticks(i)
-                                                  for i in range(data.num_jobs))
-        settings = dataclasses.replace(settings, stretch_scale=_scale(
-            settings.stretch_scale, data, incumbent, horizon, objective))
-        model = ReservedHpcIo(data, objective, settings, (holds, busy),
+        data, settings, held, incumbent = floored_window(
+            instance, reservations, schedule, tick, settings, objective)
+        model = ReservedHpcIo(data, objective, settings, held,
                               lower_bound=lower_bound, incumbent=incumbent,
                               deadline=deadline)
     except OutOfTimeError as exc:

@@ -36,13 +36,7 @@ from ..cpsat.interrupt import run_solver
 from ..cpsat.settings import HpcIoCpsatSettings
 from ..deadline import Deadline, OutOfTimeError
 from .earliest import Timing, orders_of, plans_of, simulate, to_schedule
-from .reserved import (
-    ReservedHpcIo,
-    _choose_tick,
-    _floored_times,
-    _scale,
-    floored_data,
-)
+from .reserved import ReservedHpcIo, _choose_tick, floored_window
 
 __all__ = ["ReservedGuide", "ReservedSearch", "reserved_search", "simulate_orders"]
 
@@ -102,17 +96,9 @@ def reserved_search(instance: Instance, reservations: Reservations, objective: s
                                   lower_bounding=False)
     try:
         tick = _choose_tick(instance, reservations, hint, None)
-        data = floored_data(instance, tick)
-        grid = data.grid
-        holds = [(grid.down(e), q) for e, q in reservations.node_holds]
-        busy = [(grid.up(a), grid.down(e)) for a, e in reservations.io_busy]
-        busy = [(a, e) for a, e in busy if e > a]
-        incumbent = _floored_times(instance, hint, data)
-        horizon = max(incumbent.completion) + sum(data.serial_ticks(i)
-                                                  for i in range(data.num_jobs))
-        settings = dataclasses.replace(settings, stretch_scale=_scale(
-            settings.stretch_scale, data, incumbent, horizon, objective))
-        model = ReservedGuide(data, objective, settings, (holds, busy),
+        data, settings, held, incumbent = floored_window(
+            instance, reservations, hint, tick, settings, objective)
+        model = ReservedGuide(data, objective, settings, held,
                               lower_bound=0.0, incumbent=incumbent,
                               deadline=deadline)
     except OutOfTimeError as exc:
