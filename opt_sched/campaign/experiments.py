@@ -69,8 +69,31 @@ def _check(name: str, value: Any) -> None:
     check_named(value, Experiment, name)
 
 
-EXPERIMENTS: PluginMapping[Experiment] = PluginMapping("experiments", {}, _check)
-"""Experiment name -> :class:`Experiment`; listing it loads the entry points."""
+def _window_gap(params: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    from ..experiments.window_task import window_task
+
+    return window_task(params, seed)
+
+
+WINDOW_GAP = Experiment("window-gap", (
+    ExperimentParameter("trace", "str", required=False, default="kth-sp2"),
+    ExperimentParameter("start", "int"),
+    ExperimentParameter("count", "int", required=False, default=40),
+    ExperimentParameter("scheduler", "str", required=False, default="easy"),
+    ExperimentParameter("io_profile", "str", required=False, default="darshan-cori"),
+    ExperimentParameter("alpha", "float", required=False, default=0.5),
+    ExperimentParameter("time_limit", "float", required=False, default=30.0),
+    ExperimentParameter("mode", "str", required=False, default="state"),
+), _window_gap)
+"""The bracket of one trace window (:mod:`opt_sched.experiments.window_task`):
+``experiment = { name = "window-gap", start = { start = 40, stop = 28441,
+step = 284 }, scheduler = ["easy", "fcfs"] }`` runs hundreds of windows;
+``trace = "kth-sp2"`` (default) is KTH-SP2 in the shared data folder."""
+
+EXPERIMENTS: PluginMapping[Experiment] = PluginMapping(
+    "experiments", {"window-gap": WINDOW_GAP}, _check)
+"""Experiment name -> :class:`Experiment`: ``window-gap``, then the entry
+points (listing it loads them)."""
 
 
 def experiment_sources(where: str, name: str,
