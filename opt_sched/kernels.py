@@ -61,7 +61,7 @@ COLD_PYTHON_S = 15.0
 below what compiling costs there (22-50 s measured on 2 cores)."""
 
 KERNELS = {False: ("scheduling/fused.py", "run"),
-           True: ("execution/exclusive_kernel.py", "step")}
+           True: ("simulation/events.py", "step")}
 """With I/O phases or without: the module (in the package) and the kernel
 whose cached copy tells a warm cache from a cold one."""
 

@@ -13,10 +13,13 @@ Run ``python scripts/bench_simulator.py [--repeat 5] [--jobs 100]
 policy is timed apart: it includes the JIT compilation (or the load of
 numba's on-disk cache, whose hits and misses are printed).
 
-The batch simulator's fused kernel runs the FIFO and stretch lines. With
-``--execution MODEL`` (repeatable), the same pack is also replayed under that
-stepped execution model, ``replay(instance, PlanScheduler(instance), MODEL)``
-(:mod:`opt_sched.execution`): ``exclusive`` gives the FIFO line's schedule,
+The batch simulator (the plan driver :mod:`opt_sched.simulation.kernel` over
+the exclusive-I/O event loop :mod:`opt_sched.simulation.events`) runs the
+FIFO and stretch lines. With ``--execution MODEL`` (repeatable), the same pack
+is also replayed under that stepped execution model, ``replay(instance,
+PlanScheduler(instance), MODEL)`` (:mod:`opt_sched.execution`): ``exclusive``
+runs the same event loop, stepped from Python, and gives the FIFO line's
+schedule,
 ``shared`` shares each I/O node's bandwidth among the phases in progress.
 The load average is printed next to the figures (2 cores are shared).
 """

@@ -9,10 +9,18 @@ node frees and several phases wait, the I/O list *policy* picks one (seed
 request, then to the lowest instance index. A zero-volume phase takes no
 time and never waits. After its last I/O phase the job ends.
 
-This is the model of the batch simulator, stepped between job-level events
-(:mod:`opt_sched.execution.exclusive_kernel`), so the same plan gives the
-same schedule through :func:`opt_sched.simulate` and through
-:func:`opt_sched.scheduling.replay` (tested).
+This is the model of the batch simulator: both run the one exclusive-I/O
+event loop (:mod:`opt_sched.simulation.events`), here stepped between
+job-level events, so the same plan gives the same schedule through
+:func:`opt_sched.simulate` and through :func:`opt_sched.scheduling.replay`
+(tested).
+
+When no job does I/O, a job is one delay ``sum_j w_ij``: a Python heap of
+ends replaces the event loop (a compiled call per event costs more than the
+event; measured on KTH-SP2, FCFS: 0.50 s through the heap, 0.68 s through
+the event loop), and the fused replay
+(:mod:`opt_sched.scheduling.fused`) runs such workloads itself for the
+backfilling schedulers, then hands the starts to :meth:`Exclusive.adopt`.
 """
 
 from __future__ import annotations
@@ -24,8 +32,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..instance import Instance
+from ..simulation import events as ek
 from ..simulation.policies import PhaseTable, Policy, get_policy
-from . import exclusive_kernel as ek
 from .base import JobPhases
 from .stepping import take_pending
 
@@ -133,8 +141,10 @@ class Exclusive:
                     self._status[j] = ek.DONE
                     ended.append(j)
             return t, ended
+        if self.next_time() > until:
+            return until, ()  # no event up to until: nothing to apply
         t, count = ek.step(float(until), False, *self._step_args)
-        return t, self._ended[:count].tolist()
+        return t, self._ended[:count].tolist() if count else ()
 
     def settle(self, now: float) -> Sequence[int]:
         if self._compute_only:
@@ -145,8 +155,10 @@ class Exclusive:
             jobs, parts = take_pending(self._pending)
             ek.start_jobs(jobs, parts, float(now), self._off, self._ji, self._jf,
                           self._pf, self._meta, self._tables)
+        elif self._meta[ek.TOUCHED] == 0 and self.next_time() > now:
+            return ()  # no event at now, no I/O node to choose: nothing to do
         count = ek.step(float(now), True, *self._step_args)[1]
-        return self._ended[:count].tolist()
+        return self._ended[:count].tolist() if count else ()
 
     def kill(self, now: float, job: int) -> None:
         self._killed[job] = now
@@ -160,7 +172,7 @@ class Exclusive:
     def next_time(self) -> float:
         if self._compute_only:
             return self._heap[0][0] if self._heap else math.inf
-        if self._meta[0] == 0:
+        if self._meta[ek.HSIZE] == 0:
             return math.inf
         return float(self._jf[ek.F_EVT, self._ji[ek.J_HEAP, 0]])
 

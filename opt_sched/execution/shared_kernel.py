@@ -60,26 +60,16 @@ import numpy as np
 from numba import njit
 
 from ..borrow import borrow
-from .stepping import (
-    HSIZE,
-    SEQ,
-    TOUCHED,
-    _ev_push,
-    _ev_remove_root,
-    _w_pop,
-    _w_push,
-    touch,
-)
+from ..simulation.events import DONE, KILLED, RUNNING
+from ..simulation.heaps import HSIZE, TOUCHED, schedule, touch
+from ..simulation.heaps import ev_remove_root as _ev_remove_root
+from ..simulation.heaps import w_pop as _w_pop
+from ..simulation.heaps import w_push as _w_push
 
 __all__ = ["eta_table", "kill", "new_state", "start_jobs", "step"]
 
-RUNNING = 1
-DONE = 2
-KILLED = 3
-
-_SEQ_BITS = 1 << 56
+_COMPUTE_END = 1  # the event's priority (I/O ends are node events here)
 _HSIZE = HSIZE
-_SEQ = SEQ
 _TOUCHED = TOUCHED
 NSEG = 3
 
@@ -184,10 +174,7 @@ def start_jobs(jobs, parts, t, ph_off, ji, jf, pf, meta):
         ph = ph_off[j]
         cur[j] = ph
         cstart[ph] = t
-        ev_t[j] = t + w[ph]
-        ev_p[j] = _SEQ_BITS + meta[_SEQ]
-        meta[_SEQ] += 1
-        meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
+        schedule(j, t + w[ph], _COMPUTE_END, heap, ev_t, ev_p, meta)
 
 
 @njit(cache=True)
@@ -402,10 +389,7 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
                     continue
                 cur[j] = nxt
                 cstart[nxt] = t
-                ev_t[j] = t + w[nxt]
-                ev_p[j] = _SEQ_BITS + meta[_SEQ]
-                meta[_SEQ] += 1
-                meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
+                schedule(j, t + w[nxt], _COMPUTE_END, heap, ev_t, ev_p, meta)
             done = 0
             nfin = 0
             if meta[_HSIZE] == 0 or ev_t[heap[0]] != t:

@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..schedule import MachineSet
+from ..simulation.heaps import ev_push, ev_remove_root
 from . import backfill_kernel as bk
 from . import fused_order as fo
 from . import profile as pf
@@ -51,52 +52,24 @@ R_ENDED, R_NREL = 0, 1
 H_ARR, H_END, H_KILL = 0, 1, 2
 
 
-@njit(cache=True, inline="always")
-def _less(ht, hj, a, b):
-    return ht[a] < ht[b] or (ht[a] == ht[b] and hj[a] < hj[b])
+@njit(inline="always")
+def _push(times, heap, prio, size, h, t, j):
+    """Put job ``j`` on heap ``h`` at time ``t`` (ties: lowest index)."""
+    times[j] = t
+    size[h] = ev_push(heap, size[h], times, prio, j)
 
 
-@njit(cache=True, inline="always")
-def _push(ht, hj, size, h, t, j):
-    i = size[h]
-    size[h] += 1
-    ht[i] = t
-    hj[i] = j
-    while i > 0:
-        p = (i - 1) // 2
-        if _less(ht, hj, i, p):
-            ht[i], ht[p] = ht[p], ht[i]
-            hj[i], hj[p] = hj[p], hj[i]
-            i = p
-        else:
-            break
-
-
-@njit(cache=True, inline="always")
-def _pop(ht, hj, size, h):
-    t, j = ht[0], hj[0]
-    size[h] -= 1
-    m = size[h]
-    ht[0], hj[0] = ht[m], hj[m]
-    i = 0
-    while True:
-        a = 2 * i + 1
-        if a >= m:
-            break
-        b = a + 1
-        c = b if b < m and _less(ht, hj, b, a) else a
-        if _less(ht, hj, c, i):
-            ht[i], ht[c] = ht[c], ht[i]
-            hj[i], hj[c] = hj[c], hj[i]
-            i = c
-        else:
-            break
-    return t, j
+@njit(inline="always")
+def _pop(times, heap, prio, size, h):
+    """Remove and return the job at the top of heap ``h``."""
+    j = heap[0]
+    size[h] = ev_remove_root(heap, size[h], times, prio)
+    return j
 
 
 @njit(cache=True)
 def _end(st, j, t, killed, killed_t, act, regs, pred_left, succ_off, succ, submit,
-         at, aj, size):
+         at, aj, prio, size):
     bk.complete_job(st, j)
     if killed:
         killed_t[j] = t
@@ -106,7 +79,7 @@ def _end(st, j, t, killed, killed_t, act, regs, pred_left, succ_off, succ, submi
         s = succ[p]
         pred_left[s] -= 1
         if pred_left[s] == 0:
-            _push(at, aj, size, H_ARR, max(submit[s], t), s)
+            _push(at, aj, prio, size, H_ARR, max(submit[s], t), s)
 
 
 @njit(cache=True)
@@ -154,6 +127,7 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
     moff, mach, size, regs, act, rel = (b(moff), b(mach), b(size), b(regs), b(act),
                                         b(rel))
     L = qn.shape[0]
+    prio = np.arange(n)  # heap ties: the lowest job index first
     if darr is not None:
         qs, qsn, inq, pr, tmp, drep, delig, dsize, danchor, dseq, dcount = darr
         qs, qsn, inq, pr, tmp = b(qs), b(qsn), b(inq), b(pr), b(tmp)
@@ -167,14 +141,14 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
     while regs[R_ENDED] < n:
         mark = regs[R_ENDED] // report_every
         while size[H_KILL] > 0 and ji[kj[0], bk.J_STATE] != bk.RUNNING:
-            _pop(kt, kj, size, H_KILL)
+            _pop(kt, kj, prio, size, H_KILL)
         while size[H_END] > 0 and ji[cj[0], bk.J_STATE] != bk.RUNNING:
-            _pop(ct, cj, size, H_END)
+            _pop(ct, cj, prio, size, H_END)
         until = math.inf
         if size[H_ARR] > 0:
-            until = at[0]
-        if size[H_KILL] > 0 and kt[0] < until:
-            until = kt[0]
+            until = at[aj[0]]
+        if size[H_KILL] > 0 and kt[kj[0]] < until:
+            until = kt[kj[0]]
         if interval > 0.0 and tprev < bf[0] < until:  # the next backfill pass
             waiting = 0
             for k in range(L):
@@ -185,20 +159,20 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
             return STUCK, st
         # 1. the instant: job ends, kills, submissions
         t = until
-        if size[H_END] > 0 and ct[0] <= until:
-            t = ct[0]
-            while size[H_END] > 0 and ct[0] == t:
-                _, j = _pop(ct, cj, size, H_END)
+        if size[H_END] > 0 and ct[cj[0]] <= until:
+            t = ct[cj[0]]
+            while size[H_END] > 0 and ct[cj[0]] == t:
+                j = _pop(ct, cj, prio, size, H_END)
                 if ji[j, bk.J_STATE] == bk.RUNNING:
                     _end(sb, j, t, False, killed_t, act, regs, pred_left, succ_off,
-                         succ, submit, at, aj, size)
-        while size[H_KILL] > 0 and kt[0] <= t:
-            _, j = _pop(kt, kj, size, H_KILL)
+                         succ, submit, at, aj, prio, size)
+        while size[H_KILL] > 0 and kt[kj[0]] <= t:
+            j = _pop(kt, kj, prio, size, H_KILL)
             if ji[j, bk.J_STATE] == bk.RUNNING:
                 _end(sb, j, t, True, killed_t, act, regs, pred_left, succ_off, succ,
-                     submit, at, aj, size)
-        while size[H_ARR] > 0 and at[0] <= t:
-            _, j = _pop(at, aj, size, H_ARR)
+                     submit, at, aj, prio, size)
+        while size[H_ARR] > 0 and at[aj[0]] <= t:
+            j = _pop(at, aj, prio, size, H_ARR)
             _submit(sb, j, key, qoff, qn, qj, rel, regs, act)
         # 2. passes until no job ends at t
         while True:
@@ -251,20 +225,20 @@ def run(kind, st, key, submit, length, kill_after, pred_left, succ_off, succ, qo
                 j = started[s]
                 start_t[j] = t
                 pf.machines_of(masks, ji[j, bk.J_SLOT], mach, moff[j])
-                _push(ct, cj, size, H_END, t + length[j], j)
+                _push(ct, cj, prio, size, H_END, t + length[j], j)
                 if kill_after[j] < math.inf:
-                    _push(kt, kj, size, H_KILL, t + kill_after[j], j)
+                    _push(kt, kj, prio, size, H_KILL, t + kill_after[j], j)
             ended_now = False
-            while size[H_END] > 0 and ct[0] == t:
-                _, j = _pop(ct, cj, size, H_END)
+            while size[H_END] > 0 and ct[cj[0]] == t:
+                j = _pop(ct, cj, prio, size, H_END)
                 if ji[j, bk.J_STATE] == bk.RUNNING:
                     ended_now = True
                     _end(sb, j, t, False, killed_t, act, regs, pred_left, succ_off,
-                         succ, submit, at, aj, size)
+                         succ, submit, at, aj, prio, size)
             if not ended_now:
                 break
-            while size[H_ARR] > 0 and at[0] <= t:
-                _, j = _pop(at, aj, size, H_ARR)
+            while size[H_ARR] > 0 and at[aj[0]] <= t:
+                j = _pop(at, aj, prio, size, H_ARR)
                 _submit(sb, j, key, qoff, qn, qj, rel, regs, act)
         tprev = t
         if regs[R_ENDED] // report_every != mark and regs[R_ENDED] < n:
@@ -333,7 +307,7 @@ class FusedRun:
         self.size = np.zeros(3, np.int64)
         first = np.flatnonzero(self.pred_left == 0)
         order = first[np.lexsort((first, self.submit[first]))]
-        self.ht[H_ARR, :len(order)] = self.submit[order]
+        self.ht[H_ARR, order] = self.submit[order]
         self.hj[H_ARR, :len(order)] = order  # sorted: already a heap
         self.size[H_ARR] = len(order)
         self.regs = np.zeros(2, np.int64)

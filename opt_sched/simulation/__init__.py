@@ -7,7 +7,10 @@
   and their checks (:class:`~opt_sched.errors.PlanError`).
 - :mod:`.policies` -- the eight I/O list policies and their registry.
 - :mod:`.program` -- plans lowered to start queues and gates.
-- :mod:`.kernel` -- the compiled event loop (numba).
+- :mod:`.heaps` -- the event heap and the I/O waiting heaps (numba, inline).
+- :mod:`.events` -- the exclusive-I/O event loop (numba), shared with the
+  replay's ``exclusive`` execution model.
+- :mod:`.kernel` -- the plan driver of that loop: start queues and gates.
 - :mod:`.engine` -- :func:`simulate`, the front door.
 """
 

@@ -2,10 +2,11 @@
 
 Design
 ------
-There is one engine: the compiled event loop :func:`kernel.run`, called once
-per simulation. This module only prepares arrays (phase lengths, I/O
-durations ``d_ij = v_ij / b_k(i)``, the policy's per-phase keys) and turns
-the result into a :class:`~opt_sched.schedule.Schedule`.
+There is one engine: the exclusive-I/O event loop of :mod:`.events` (the
+replay's ``exclusive`` model runs the same loop), driven through a plan by
+:func:`kernel.run`, called once per simulation. This module only prepares
+arrays (phase lengths, I/O durations ``d_ij = v_ij / b_k(i)``, the policy's
+per-phase keys) and turns the result into a :class:`~opt_sched.schedule.Schedule`.
 
 Plans reach the kernel as *gates* (:mod:`~opt_sched.simulation.program`)
 rather than as a Python loop over packs that calls the kernel once per pack.
@@ -29,7 +30,7 @@ import numpy as np
 from ..errors import OptionError, PlanError
 from ..instance import Instance
 from ..schedule import JobSchedule, Schedule
-from . import kernel
+from . import events, kernel
 from .plans import OnePackPlan, Plan
 from .policies import PhaseTable, Policy, get_policy
 from .program import Program, kernel_arrays
@@ -85,17 +86,24 @@ def simulate(instance: Instance, plan: Plan | None = None,
     arrays = kernel_arrays(program)
     capacity = np.asarray([p.nodes for p in instance.platform.partitions], np.int64)
     res_cap, job_dem = _resource_arrays(instance)
-    cstart, iostart, jstart, _, unstarted = kernel.run(
+    state = events.new_state(phases["ph_off"], phases["w"], len(capacity))
+    pf = state[3]
+    pf[events.P_D] = phases["d"]
+    pf[events.P_KEY] = phases["key"]
+    pf[events.P_DONE] = phases["done"]
+    unstarted = kernel.run(
         arrays["job_part"], phases["nodes"], arrays["job_earliest"],
-        arrays["job_gate"], phases["ph_off"],
-        phases["w"], phases["d"], phases["key"], phases["done"],
-        capacity, arrays["q_off"], arrays["q_jobs"],
+        arrays["job_gate"], capacity, arrays["q_off"], arrays["q_jobs"],
         arrays["gate_count_init"], arrays["gate_part"],
-        arrays["succ_off"], arrays["succ_gate"], policy.mode, res_cap, job_dem)
+        arrays["succ_off"], arrays["succ_gate"], res_cap, job_dem, policy.mode,
+        *state)
+    jstart = state[2][events.F_JSTART]
     if unstarted:
         missing = next(job.id for job, s in zip(instance.jobs, jstart)
                        if np.isnan(s))
         raise PlanError(f"plan: job {missing!r} never starts (its gate never opens)")
+    cstart = pf[events.P_CSTART]
+    iostart = pf[events.P_IOSTART]
     off = phases["ph_off"]
     cs = cstart.tolist()
     io = iostart.tolist()

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..plugins import check_named, load_group
-from .kernel import MODE_FIFO, MODE_STATIC, MODE_STRETCH, segment_cumsum
+from .events import MODE_FIFO, MODE_STATIC, MODE_STRETCH
 
 __all__ = [
     "MODE_FIFO",
@@ -59,8 +59,40 @@ __all__ = [
     "get_policy",
     "names",
     "register_policy",
+    "segment_cumsum",
     "unregister_policy",
 ]
+
+
+def segment_cumsum(x: np.ndarray, off: np.ndarray, reverse: bool = False
+                   ) -> np.ndarray:
+    """Cumulative sums of ``x`` restarted at every segment ``off[i]:off[i+1]``
+    (from the segment's end when ``reverse``), each one sequential like
+    ``np.cumsum`` applied segment by segment (so bit for bit the same).
+
+    The segments of one length ``L`` are summed together, as the rows of an
+    ``m x L`` matrix (``np.cumsum`` along a row accumulates in order): a
+    loop over the distinct lengths, not over the segments.
+    """
+    x = np.asarray(x, np.float64)
+    off = np.asarray(off, np.int64)
+    counts = np.diff(off)
+    if len(counts) and counts.min() == counts.max() > 0:  # one length: a matrix
+        rows = x.reshape(len(counts), int(counts[0]))
+        if reverse:
+            return np.cumsum(rows[:, ::-1], axis=1)[:, ::-1].reshape(-1)
+        return np.cumsum(rows, axis=1).reshape(-1)
+    out = np.empty_like(x)
+    for length in np.unique(counts):
+        if length == 0:
+            continue
+        idx = off[:-1][counts == length][:, None] + np.arange(length)
+        block = x[idx]
+        if reverse:
+            out[idx] = np.cumsum(block[:, ::-1], axis=1)[:, ::-1]
+        else:
+            out[idx] = np.cumsum(block, axis=1)
+    return out
 
 
 class PhaseTable(NamedTuple):

@@ -1,15 +1,44 @@
-"""Compiled event steps of the ``exclusive`` execution model (numba).
+"""The exclusive-I/O event loop (numba, ``cache=True``), written once.
 
-The state of a replay lives in numpy arrays owned by
-:class:`~opt_sched.execution.exclusive.Exclusive`; these functions advance
-it between job-level events, so that a Python scheduler runs between two
-calls while every I/O event runs compiled. The event heap, the per-node
-waiting heaps and the three I/O choice modes are those of the batch kernel
-(:mod:`opt_sched.simulation.kernel`), whose helpers are reused.
+It runs the batch simulator (:mod:`.kernel` drives it with a plan's start
+queues and gates) and the replay's ``exclusive`` execution model
+(:class:`~opt_sched.execution.exclusive.Exclusive` drives it with an online
+scheduler's starts): the same plan gives the same schedule both ways.
 
-State: a few 2-D arrays whose *rows* are the named vectors (so that a call
-passes a handful of arrays, not twenty-five; ``n`` jobs, ``R`` partitions,
-phases job after job; see :func:`new_state`):
+Model (SPEC §3 rule 5)
+----------------------
+A started job computes ``w_ij``, then requests I/O phase ``j`` of duration
+``d_ij = v_ij / b_k``. A phase with ``d_ij = 0`` runs at once and never
+waits; otherwise the job waits, keeping its nodes, until its partition's
+I/O node picks it, and the phase occupies the node during ``[t, t +
+d_ij)``. After its last I/O phase the job ends.
+
+Events and determinism
+----------------------
+The event heap (:mod:`.heaps`) orders the pending events by ``(time,
+priority, sequence)``: I/O end (0), then compute end (1). *Decisions are
+taken once per instant*: :func:`step` applies every event of an instant
+(requests join the waiting heaps, I/O ends free nodes, ends of jobs are
+returned to the caller), the caller then starts jobs at that instant
+(:func:`start`, :func:`start_jobs`), and only then (the ``settle`` call) does
+every touched free I/O node pick a waiting phase. So a phase requested at
+``t`` competes with the phases already waiting when a node frees at ``t``,
+whatever the order of the events inside the instant.
+
+The I/O choice (policy ``mode``)
+--------------------------------
+- ``MODE_STATIC``: smallest ``(key[phase], request time, job index)``, with
+  ``key`` precomputed per phase by the policy; a binary heap per node.
+- ``MODE_FIFO``: smallest ``(request time, request time, job index)``.
+- ``MODE_STRETCH``: largest current stretch ``(t + d_ij - S_i) / (P_ij +
+  d_ij)``, then earliest request, then smallest index; the key depends on
+  ``t``, so the waiting set is scanned (``O(waiting)`` per decision).
+
+State
+-----
+A few 2-D arrays whose *rows* are the named vectors (so that a call passes a
+handful of arrays, not twenty-five; ``n`` jobs, ``R`` partitions, phases job
+after job; see :func:`new_state`):
 
 - ``ji`` (int, per job): partition (``-1`` before its start), current
   phase, status (0 waiting to start, 1 running, 2 done, 3 killed), the
@@ -18,19 +47,13 @@ phases job after job; see :func:`new_state`):
 - ``jf`` (float, per job): the pending event's time, the job's start, and,
   while it waits for an I/O node, its key and request time;
 - ``pf`` (float, per phase): ``w`` and the partition-dependent ``d``,
-  ``key``, ``done`` (set at the job's start from ``tables[:, k]``), and the
-  results ``cstart``/``iostart``;
+  ``key``, ``done`` (the contention-free work ``P_ij`` done once compute
+  ``j`` ends), and the results ``cstart``/``iostart``;
 - ``ki`` (int, per partition): the job using the I/O node (``-1`` if free),
   the waiting count, the stack of partitions whose I/O node must choose at
   the end of the instant and its flags;
 - ``wheap[k*n : k*n + wlen[k]]``: partition ``k``'s waiting heap;
 - ``meta = [heap size, sequence counter, touched partitions]``.
-
-One function, :func:`step`, runs both halves of the
-:class:`~opt_sched.execution.base.ExecutionModel` protocol (``advance`` and
-``settle``), so each event rule is written once and the per-event work runs
-in one compiled frame (a call of a compiled helper that takes twenty-five
-arrays costs more than the event it applies).
 """
 
 from __future__ import annotations
@@ -39,20 +62,25 @@ import numpy as np
 from numba import njit
 
 from ..borrow import borrow
-from ..simulation.kernel import MODE_FIFO, MODE_STRETCH, _w_take_stretch
-from .stepping import (
+from .heaps import (
     HSIZE,
     SEQ,
+    SEQ_BITS,
     TOUCHED,
-    _ev_push,
-    _ev_remove_root,
-    _ev_sift_down,
-    _w_pop,
-    _w_push,
+    ev_remove_root,
+    ev_sift_down,
+    schedule,
     touch,
+    w_pop,
+    w_push,
 )
 
-__all__ = ["kill", "new_state", "start_jobs", "step"]
+__all__ = ["DONE", "HSIZE", "KILLED", "MODE_FIFO", "MODE_STATIC", "MODE_STRETCH",
+           "RUNNING", "TOUCHED", "kill", "new_state", "start", "start_jobs", "step"]
+
+MODE_STATIC = 0
+MODE_FIFO = 1
+MODE_STRETCH = 2
 
 RUNNING = 1
 DONE = 2
@@ -60,11 +88,6 @@ KILLED = 3
 
 _IO_END = 0
 _COMPUTE_END = 1
-_SEQ_BITS = 1 << 56
-
-_HSIZE = HSIZE
-_SEQ = SEQ
-_TOUCHED = TOUCHED
 
 # rows of ji
 J_PART, J_CUR, J_STATUS, J_EVP, J_EVKIND, J_HEAP, J_ENDED = range(7)
@@ -99,10 +122,25 @@ def new_state(off: np.ndarray, w: np.ndarray, partitions: int
 
 
 @njit(cache=True)
+def start(j, k, t, ph_off, ji, jf, pf, meta):
+    """Start job ``j`` on partition ``k`` at ``t`` (its phase rows of ``pf``
+    already hold ``d``, ``key`` and ``done``): schedule its first compute
+    end."""
+    ji[J_PART, j] = k
+    ji[J_STATUS, j] = RUNNING
+    jf[F_JSTART, j] = t
+    ph = ph_off[j]
+    ji[J_CUR, j] = ph
+    pf[P_CSTART, ph] = t
+    ji[J_EVKIND, j] = _COMPUTE_END
+    schedule(j, t + pf[P_W, ph], _COMPUTE_END, ji[J_HEAP], jf[F_EVT], ji[J_EVP], meta)
+
+
+@njit(cache=True)
 def start_jobs(jobs, parts, t, ph_off, ji, jf, pf, meta, tables):
     """Start ``jobs[m]`` on ``parts[m]`` at ``t``: copy the partition's phase
-    durations, keys and work-done values, and schedule the first compute
-    end."""
+    durations, keys and work-done values (``tables[:, k]``), and schedule
+    the first compute end."""
     jobs = borrow(jobs)
     parts = borrow(parts)
     ph_off = borrow(ph_off)
@@ -111,39 +149,45 @@ def start_jobs(jobs, parts, t, ph_off, ji, jf, pf, meta, tables):
     pf = borrow(pf)
     meta = borrow(meta)
     tables = borrow(tables)
-    ev_t = jf[F_EVT]
-    ev_p = ji[J_EVP]
-    heap = ji[J_HEAP]
-    w = pf[P_W]
     for m in range(jobs.shape[0]):
         j = jobs[m]
         k = parts[m]
-        ji[J_PART, j] = k
-        ji[J_STATUS, j] = RUNNING
-        jf[F_JSTART, j] = t
         for p in range(ph_off[j], ph_off[j + 1]):
             pf[P_D, p] = tables[T_D, k, p]
             pf[P_KEY, p] = tables[T_KEY, k, p]
             pf[P_DONE, p] = tables[T_DONE, k, p]
-        ph = ph_off[j]
-        ji[J_CUR, j] = ph
-        pf[P_CSTART, ph] = t
-        ev_t[j] = t + w[ph]
-        ev_p[j] = _COMPUTE_END * _SEQ_BITS + meta[_SEQ]
-        meta[_SEQ] += 1
-        ji[J_EVKIND, j] = _COMPUTE_END
-        meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
+        start(j, k, t, ph_off, ji, jf, pf, meta)
+
+
+@njit(cache=True)
+def _w_take_stretch(wheap, base, size, t, cur, d, done, jstart, wreq):
+    """Remove and return the waiting job of largest current stretch."""
+    best_pos = 0
+    best = wheap[base]
+    ph = cur[best]
+    best_s = (t + d[ph] - jstart[best]) / (done[ph] + d[ph])
+    for pos in range(1, size):
+        job = wheap[base + pos]
+        ph = cur[job]
+        s = (t + d[ph] - jstart[job]) / (done[ph] + d[ph])
+        if s > best_s or (s == best_s and (
+                wreq[job] < wreq[best] or (wreq[job] == wreq[best] and job < best))):
+            best_s = s
+            best = job
+            best_pos = pos
+    wheap[base + best_pos] = wheap[base + size - 1]
+    return best
 
 
 @njit(cache=True)
 def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
-    """One call of the protocol; returns ``(instant, jobs ended)`` (the jobs
-    in ``ji[J_ENDED]``).
+    """Advance or settle; returns ``(instant, jobs ended)`` (the jobs in
+    ``ji[J_ENDED]``, in event order).
 
     ``settle=False`` (``advance``, ``t`` is *until*): run whole instants
     until one where jobs end, or up to ``until``; the I/O choices of that
     instant are left to the ``settle`` call. ``settle=True``: finish instant
-    ``t`` after the scheduler's starts -- apply the events they created at
+    ``t`` after the caller's starts -- apply the events they created at
     ``t``; if jobs end, return them (choices deferred again), else let the
     touched I/O nodes choose.
     """
@@ -179,19 +223,19 @@ def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
     find_next = not settle
     while True:
         if find_next:
-            while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
-                meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
-            if meta[_HSIZE] == 0 or ev_t[heap[0]] > until:
+            while meta[HSIZE] > 0 and status[heap[0]] != RUNNING:
+                meta[HSIZE] = ev_remove_root(heap, meta[HSIZE], ev_t, ev_p)
+            if meta[HSIZE] == 0 or ev_t[heap[0]] > until:
                 return until, 0
             t = ev_t[heap[0]]
         find_next = True
 
         # -- every pending event at t -------------------------------------
         count = 0
-        while meta[_HSIZE] > 0 and ev_t[heap[0]] == t:
+        while meta[HSIZE] > 0 and ev_t[heap[0]] == t:
             j = heap[0]
             if status[j] != RUNNING:  # a killed job's stale event
-                meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
+                meta[HSIZE] = ev_remove_root(heap, meta[HSIZE], ev_t, ev_p)
                 continue
             k = part[j]
             advance_job = False
@@ -206,14 +250,14 @@ def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
                     iostart[ph] = t
                     advance_job = True
                 else:
-                    meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
+                    meta[HSIZE] = ev_remove_root(heap, meta[HSIZE], ev_t, ev_p)
                     wreq[j] = t
                     wkey[j] = t if mode == MODE_FIFO else key[ph]
                     size = wlen[k]
                     if mode == MODE_STRETCH:
                         wheap[k * n + size] = j
                     else:
-                        _w_push(wheap, k * n, size, wkey, wreq, j)
+                        w_push(wheap, k * n, size, wkey, wreq, j)
                     wlen[k] = size + 1
                     if io_job[k] < 0:
                         touch(k, touched, flag, meta)
@@ -223,23 +267,24 @@ def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
                     status[j] = DONE
                     ended[count] = j
                     count += 1
-                    meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
+                    meta[HSIZE] = ev_remove_root(heap, meta[HSIZE], ev_t, ev_p)
                 else:
+                    # the job's own event stays at the root: reschedule it there
                     cur[j] = nxt
                     cstart[nxt] = t
                     ev_t[j] = t + w[nxt]
-                    ev_p[j] = _COMPUTE_END * _SEQ_BITS + meta[_SEQ]
-                    meta[_SEQ] += 1
+                    ev_p[j] = _COMPUTE_END * SEQ_BITS + meta[SEQ]
+                    meta[SEQ] += 1
                     ev_kind[j] = _COMPUTE_END
-                    _ev_sift_down(heap, meta[_HSIZE], ev_t, ev_p, j, 0)
+                    ev_sift_down(heap, meta[HSIZE], ev_t, ev_p, j, 0)
 
         if count > 0 or (t == until and not settle):
             return t, count
 
         # -- end of instant t: every touched free I/O node picks a phase ------
-        while meta[_TOUCHED] > 0:
-            meta[_TOUCHED] -= 1
-            k = touched[meta[_TOUCHED]]
+        while meta[TOUCHED] > 0:
+            meta[TOUCHED] -= 1
+            k = touched[meta[TOUCHED]]
             flag[k] = False
             size = wlen[k]
             if io_job[k] >= 0 or size == 0:
@@ -248,16 +293,13 @@ def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
             if mode == MODE_STRETCH:
                 j = _w_take_stretch(wheap, base, size, t, cur, d, done, jstart, wreq)
             else:
-                j = _w_pop(wheap, base, size, wkey, wreq)
+                j = w_pop(wheap, base, size, wkey, wreq)
             wlen[k] = size - 1
             ph = cur[j]
             iostart[ph] = t
             io_job[k] = j
-            ev_t[j] = t + d[ph]
-            ev_p[j] = _IO_END * _SEQ_BITS + meta[_SEQ]
-            meta[_SEQ] += 1
             ev_kind[j] = _IO_END
-            meta[_HSIZE] = _ev_push(heap, meta[_HSIZE], ev_t, ev_p, j)
+            schedule(j, t + d[ph], _IO_END, heap, ev_t, ev_p, meta)
         if settle:
             return t, 0
 
@@ -306,5 +348,5 @@ def kill(j, n, mode, ji, jf, ki, wheap, meta):
         if mode == MODE_STRETCH:
             wheap[base + q] = rest[q]
         else:
-            _w_push(wheap, base, q, wkey, wreq, rest[q])
+            w_push(wheap, base, q, wkey, wreq, rest[q])
     wlen[k] = size - 1
