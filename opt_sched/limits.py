@@ -5,7 +5,7 @@ release time of ``1e308`` or a bandwidth of ``5e-324``. None of these is a
 workload; each would exhaust the memory, overflow to ``inf`` (``1e308 +
 1e308``) or divide into ``inf`` (``v / 5e-324``) deep inside a method. The
 data model refuses them where it checks its numbers
-(:mod:`opt_sched.instance`), and the JSON reader (:mod:`opt_sched.io`) before
+(:mod:`opt_sched.instance`), and the JSON reader (:mod:`opt_sched.json_files`) before
 it builds anything, each with a one-line
 :class:`~opt_sched.errors.InstanceError` that names the field and the limit.
 The trace readers (:mod:`opt_sched.traces`) apply the same limits to the

@@ -98,7 +98,7 @@ def _phases(instance: Instance, schedule: Schedule) -> _Phases:
     """The phases as executed: I/O ends as the schedule's execution model
     defines them, phases of killed jobs cut at the kill (the validator's
     phase table, :mod:`opt_sched.validation.table`)."""
-    from .validation.execution import io_rule
+    from .validation.io_rules import io_rule
     from .validation.table import build_table
 
     entries = [schedule.by_id.get(job.id) for job in instance.jobs]

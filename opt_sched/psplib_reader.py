@@ -18,8 +18,8 @@ file is parsed by the ``psplib`` package (PyPI) and mapped as follows:
 The makespan of a schedule of this instance is the RCPSP makespan, so the
 values of ``optimum.csv`` (:func:`load_optimum_csv`) apply directly.
 
-A reader of instance files beside :mod:`opt_sched.io` (whose
-:func:`~opt_sched.io.read_instance` hands ``.sm`` files to it), below the
+A reader of instance files beside :mod:`opt_sched.json_files` (whose
+:func:`~opt_sched.json_files.read_instance` hands ``.sm`` files to it), below the
 workload generators.
 """
 

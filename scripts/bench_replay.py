@@ -41,7 +41,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from opt_sched.io import write_instance  # noqa: E402
+from opt_sched.json_files import write_instance  # noqa: E402
 from opt_sched.scheduling import get_scheduler, replay  # noqa: E402
 from opt_sched.traces import convert_trace, read_swf  # noqa: E402
 from opt_sched.validation import assert_feasible  # noqa: E402

@@ -39,7 +39,7 @@ def write_hard_instance(folder: Path) -> Path:
         from bench_exact import io_sched_instance
     finally:
         sys.path.remove(str(REPO / "scripts"))
-    from opt_sched.io import write_instance
+    from opt_sched.json_files import write_instance
 
     path = folder / "hard.json"
     write_instance(io_sched_instance(20, 20, 1.0, 0), path)

@@ -41,10 +41,10 @@ from opt_sched.execution import EXECUTION_MODELS, ExecutionSpec, JobPhases, Shar
 from opt_sched.experiments.compare import compare
 from opt_sched.experiments.gap import gap_table
 from opt_sched.instance import Partition
-from opt_sched.io import read_instance, write_instance
+from opt_sched.json_files import read_instance, write_instance
 from opt_sched.objectives import objective_value, tolerance
 from opt_sched.scheduling import FCFS, PlanScheduler, replay
-from opt_sched.validation.execution import IO_RULES
+from opt_sched.validation.io_rules import IO_RULES
 
 from .conftest import INSTANCES
 

@@ -10,7 +10,7 @@ import pytest
 
 from opt_sched.experiments.compare import compare
 from opt_sched.experiments.gap import gap_table
-from opt_sched.io import read_instance
+from opt_sched.json_files import read_instance
 from opt_sched.objectives import bracket
 
 from .paths import REPO

@@ -19,7 +19,7 @@ from opt_sched.files import (
     check_writable,
     pending_temporaries,
 )
-from opt_sched.io import write_instance, write_schedule
+from opt_sched.json_files import write_instance, write_schedule
 
 from .conftest import INSTANCES
 from .test_cli import run_cli

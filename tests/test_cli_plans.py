@@ -47,7 +47,7 @@ def test_bad_starts_plan_from_a_real_process(text, fragments, tmp_path):
 
 # -- every check (in-process) ----------------------------------------------------
 def bad_schedule(mutate) -> dict:
-    from opt_sched.io import schedule_to_dict
+    from opt_sched.json_files import schedule_to_dict
     from opt_sched.simulation import simulate
 
     inst = read_instance(TINY2)

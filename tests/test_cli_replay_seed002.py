@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from opt_sched import Instance, Job, Platform
-from opt_sched.io import read_instance, read_schedule, write_instance
+from opt_sched.json_files import read_instance, read_schedule, write_instance
 
 from .test_cli import run_cli
 

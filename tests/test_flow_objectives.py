@@ -227,7 +227,7 @@ def test_wide_jobs_never_run_together() -> None:
 def test_cli_solves_the_flow_objectives(tmp_path) -> None:
     import json
 
-    from opt_sched.io import write_instance
+    from opt_sched.json_files import write_instance
 
     from .test_cli import run_cli
 

@@ -168,7 +168,7 @@ def test_gang_methods_in_the_registry():
 
 
 def test_gang_methods_refuse_hpc_instances():
-    from opt_sched.io import read_instance
+    from opt_sched.json_files import read_instance
 
     instance = read_instance(REPO / "instances" / "deps5.json")
     for name in SCHEDULERS:

@@ -262,7 +262,7 @@ def test_baseline_table_runs_every_baseline_on_the_same_windows():
 
 
 def test_workloads_batsim_generated_and_refused():
-    from opt_sched.io import read_instance
+    from opt_sched.json_files import read_instance
 
     batsim = BatchSchedulingEnv(str(FIXTURES / "traces" / "workload-small.json"))
     _, _, info = _episode(batsim, fcfs, seed=0)

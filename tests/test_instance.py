@@ -305,7 +305,7 @@ def test_values_at_the_limits_are_accepted():
 def test_total_phases_are_capped_before_building(monkeypatch):
     """The per-instance cap is checked on the declared counts, before the
     ``[w] * iterations`` lists exist (a smaller cap keeps the test light)."""
-    from opt_sched import io as io_module
+    from opt_sched import json_files as io_module
 
     monkeypatch.setattr(io_module, "MAX_TOTAL_PHASES", 4)
     data = base()  # job a: 3 iterations, job b: 2 phases -> 5 > 4

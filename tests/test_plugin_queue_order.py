@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from opt_sched.io import read_instance, read_schedule
+from opt_sched.json_files import read_instance, read_schedule
 from opt_sched.validation import assert_feasible
 
 from .test_plugins import head_instance, install, load_source, opt_sched

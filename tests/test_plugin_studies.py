@@ -177,7 +177,7 @@ def test_a_plugin_generator_reaches_generate(study, tmp_path):
     """``opt-sched generate --protocol tiny-study`` builds the plug-in's
     instance (the same jobs as the plug-in's own function), its parameters
     are options, and an option it does not take is refused naming it."""
-    from opt_sched.io import read_instance
+    from opt_sched.json_files import read_instance
 
     out = tmp_path / "tiny.json"
     done = opt_sched(study, "generate", "--protocol", "tiny-study", "--seed", "3",

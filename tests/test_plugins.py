@@ -103,7 +103,7 @@ MODEL_SOURCE = '''
 """The exclusive model under another name, and its validator rule."""
 
 from opt_sched.execution.exclusive import Exclusive
-from opt_sched.validation.execution.exclusive import ExclusiveIo
+from opt_sched.validation.io_rules.exclusive import ExclusiveIo
 
 
 class ExclusiveCopy(Exclusive):
@@ -224,7 +224,7 @@ def load_source(path: Path) -> ModuleType:
 def head_instance(folder: Path) -> Path:
     """The bundled KTH-SP2 head with I/O phases (profile ``bn``), arrivals
     compressed, as an instance file."""
-    from opt_sched.io import write_instance
+    from opt_sched.json_files import write_instance
     from opt_sched.traces import convert_trace, read_trace
 
     trace, _ = read_trace(FIXTURES / "traces" / "kth-sp2-head.swf")
@@ -258,7 +258,7 @@ def largest_first_violations(instance: Instance, schedule) -> list[str]:
 
 # -- replay ------------------------------------------------------------------------
 def test_replay_runs_the_plugin_scheduler(plugin, tmp_path):
-    from opt_sched.io import read_schedule
+    from opt_sched.json_files import read_schedule
     from opt_sched.scheduling import replay
 
     path = head_instance(tmp_path)
@@ -339,7 +339,7 @@ def test_compare_runs_the_plugin_scheduler_as_a_method(plugin, tmp_path):
 def test_replay_under_the_plugin_execution_model(plugin, tmp_path):
     """The plug-in model (the exclusive model renamed) runs under ``replay``,
     and ``--validate`` finds its rule (the ``opt_sched.io_rules`` plug-in)."""
-    from opt_sched.io import read_schedule
+    from opt_sched.json_files import read_schedule
     from opt_sched.scheduling import replay
 
     path = head_instance(tmp_path)

@@ -64,7 +64,7 @@ def kth_source(tmp_path: Path) -> tuple[str, Callable[[], Instance]]:
 def head_source(tmp_path: Path) -> tuple[str, Callable[[], Instance]]:
     """The bundled KTH-SP2 head (I/O profile ``bn``, arrivals compressed) as
     an instance file, and that file read back."""
-    from opt_sched.io import write_instance
+    from opt_sched.json_files import write_instance
     from opt_sched.traces import convert_trace, read_trace
 
     trace, _ = read_trace(FIXTURES / "traces" / "kth-sp2-head.swf")

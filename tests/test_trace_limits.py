@@ -1,5 +1,5 @@
 """Issue 24, items 4 and 4c, below the command line: the shared text reader
-(:func:`opt_sched.io.read_text_file`), the limits the trace readers apply,
+(:func:`opt_sched.json_files.read_text_file`), the limits the trace readers apply,
 exact SWF identifiers, and the fast job builder's parity with the checked
 constructor. The command-line cases are in ``tests/adversarial/test_inputs.py``.
 """
@@ -17,7 +17,7 @@ import pytest
 from opt_sched import JobSchedule, Schedule
 from opt_sched.errors import InstanceError, OptionError, SpecError, TraceError
 from opt_sched.instance import Job
-from opt_sched.io import read_text_file
+from opt_sched.json_files import read_text_file
 from opt_sched.limits import MAX_COUNT, MAX_MACHINES, MAX_VALUE
 from opt_sched.traces import Trace, convert_trace, read_batsim, read_swf
 from opt_sched.traces.fast_jobs import periodic_jobs

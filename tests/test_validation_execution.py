@@ -19,7 +19,7 @@ import pytest
 
 from opt_sched import ScheduleFormatError, read_instance, schedule_to_dict
 from opt_sched.validation import IO_RULES, IoPhases, IoRule, io_rule, validate
-from opt_sched.validation.execution.exclusive import ExclusiveIo
+from opt_sched.validation.io_rules.exclusive import ExclusiveIo
 from opt_sched.validation.report import IO_RULE, format_time
 from opt_sched.validation.table import phase_label
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from opt_sched.errors import OptionError
-from opt_sched.io import read_instance
+from opt_sched.json_files import read_instance
 from opt_sched.scheduling import get_scheduler, replay
 from opt_sched.validation import assert_feasible
 
@@ -107,7 +107,7 @@ def test_the_example_replays_validated_and_backfills_only_short_jobs(workload,
     _run("replay", str(trace), *extra, "--scheduler", "easy-short", "--validate",
          "--quiet", "--schedule", str(schedule_file), "--instance-out",
          str(instance_file), cwd=tmp_path)
-    from opt_sched.io import read_schedule
+    from opt_sched.json_files import read_schedule
 
     instance = read_instance(instance_file)
     schedule = read_schedule(schedule_file)

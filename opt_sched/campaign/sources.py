@@ -551,6 +551,6 @@ def _build_cached(source: InstanceSource) -> Instance:
         from ..psplib_reader import read_psplib
 
         return read_psplib(source.path)
-    from ..io import read_instance
+    from ..json_files import read_instance
 
     return read_instance(source.path)

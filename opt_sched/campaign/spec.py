@@ -570,7 +570,7 @@ def load_spec(path: str | Path, execution: Any = None,
         Unreadable file, bad TOML, or a bad key or value; the message is one
         line and starts with the file name.
     """
-    from ..io import read_text_file
+    from ..json_files import read_text_file
 
     p = Path(path)
     text = read_text_file(p, SpecError)

@@ -42,7 +42,7 @@ _STARTS_FILE_KEYS = {"starts", "instance", "method", "info"}
 
 def read_plan_file(path: str) -> dict[str, Any]:
     """The JSON object of a plan file (errors name the file)."""
-    from ..io import load_json
+    from ..json_files import load_json
 
     data = load_json(path, PlanError)
     if not isinstance(data, Mapping):
@@ -120,7 +120,7 @@ def _starts_from_mapping(path: str, instance: Instance, data: dict[str, Any]):
 
 
 def _starts_from_schedule(path: str, instance: Instance, data: dict[str, Any]):
-    from ..io import schedule_from_dict
+    from ..json_files import schedule_from_dict
     from ..simulation import StartsPlan
 
     try:

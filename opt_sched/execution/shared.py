@@ -60,7 +60,7 @@ class RateRecord:
     A replay records a row per node and instant where the node's phases
     changed (two per I/O phase): the rows stay numpy arrays, also in
     :meth:`to_dict`, and become JSON lists only when a schedule is written
-    (:func:`opt_sched.io.schedule_to_dict`).
+    (:func:`opt_sched.json_files.schedule_to_dict`).
     """
 
     share: str

@@ -98,7 +98,7 @@ def read_inputs(items: Iterable[str | Path | Instance]) -> list[Instance]:
     InstanceError
         One line naming the first file that cannot be read or is malformed.
     """
-    from ..io import read_instance
+    from ..json_files import read_instance
 
     out = []
     for item in expand_paths(items):

@@ -271,7 +271,7 @@ def write_record(record: GangRecord, path: str | Path) -> None:
 
 def read_record(path: str | Path) -> GangRecord:
     """Read a gang schedule file (raises ScheduleFormatError)."""
-    from ..io import load_json
+    from ..json_files import load_json
 
     path = Path(path)
     data = load_json(path, ScheduleFormatError)

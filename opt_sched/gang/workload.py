@@ -305,7 +305,7 @@ def read_workload(path: str | Path) -> GangWorkload:
     InstanceError
         Unreadable file, bad JSON, or a malformed workload (named).
     """
-    from ..io import load_json
+    from ..json_files import load_json
 
     path = Path(path)
     data = load_json(path, InstanceError)

@@ -152,7 +152,7 @@ def open_log(path: str | Path, reading: TraceReading | None, fmt: str
     needed; a damaged file is one :class:`~opt_sched.errors.TraceError`) and
     an empty :class:`AccountingRows` of format ``fmt``."""
     from ..errors import TraceError
-    from ..io import read_text_file
+    from ..json_files import read_text_file
     from .accounting_time import time_zone
 
     reading = reading if reading is not None else TraceReading()

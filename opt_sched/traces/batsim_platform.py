@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ..errors import TraceError
-from ..io import read_text_file
+from ..json_files import read_text_file
 
 __all__ = ["count_compute_hosts"]
 

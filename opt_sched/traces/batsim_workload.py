@@ -37,7 +37,7 @@ The limits of the data model (:mod:`opt_sched.limits`) apply: ``subtime``,
 ``walltime`` and ``delay`` within ``MAX_VALUE`` and not subnormal, ``res``
 at most ``MAX_COUNT``, the machine count (and, without one, the widest job)
 at most ``MAX_MACHINES``; a job's ``profile`` must be a name (a string).
-The JSON is parsed as instance files are (:func:`opt_sched.io.parse_json`:
+The JSON is parsed as instance files are (:func:`opt_sched.json_files.parse_json`:
 a duplicate key, deep nesting or a huge integer is one error line).
 """
 
@@ -53,7 +53,7 @@ import numpy as np
 
 from ..errors import OptionError, TraceError
 from ..instance import _shown
-from ..io import parse_json
+from ..json_files import parse_json
 from ..limits import MAX_COUNT, MAX_MACHINES, MAX_VALUE, MIN_NORMAL
 from .batsim_platform import count_compute_hosts
 from .reading import TraceReading, TraceRecords

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import OptionError, TraceError
 from ..instance import _shown
-from ..io import read_text_file
+from ..json_files import read_text_file
 from ..limits import MAX_MACHINES
 from .reading import TraceReading, TraceRecords
 from .rules import records_to_trace
@@ -56,7 +56,7 @@ def read_text(path: Path, kind: type[Exception] = TraceError) -> str:
     is harmless; in a job line it fails the field check, which names the
     line). A missing, unreadable or damaged (e.g. one byte flipped) gzip
     file is one ``kind`` error naming the file
-    (:func:`opt_sched.io.read_text_file`).
+    (:func:`opt_sched.json_files.read_text_file`).
     """
     return read_text_file(path, kind, gunzip=True, errors="replace")
 

@@ -71,8 +71,8 @@ rule 0 job-coverage: job b is missing from the schedule
 
 from __future__ import annotations
 
-from .execution import IO_RULES, io_rule
 from .io_rule import IoPhases, IoRule
+from .io_rules import IO_RULES, io_rule
 from .report import MAX_PER_RULE, RULES, ValidationReport, Violation
 from .validator import assert_feasible, validate
 

@@ -15,7 +15,7 @@ things:
    (reported as rule 5 with the rule's :attr:`~IoRule.name`).
 
 Adding a model is one module with a class that satisfies :class:`IoRule`,
-and one line in :data:`opt_sched.validation.execution.IO_RULES`.
+and one line in :data:`opt_sched.validation.io_rules.IO_RULES`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from ..instance import Instance
 from ..schedule import Schedule
 from .capacity import check_node_capacity
 from .coverage import check_coverage
-from .execution import io_rule
+from .io_rules import io_rule
 from .kills import check_kills
 from .lengths import check_phase_lengths
 from .machines import check_machines

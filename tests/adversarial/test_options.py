@@ -74,7 +74,7 @@ def corrupt_gzip(name: str) -> Callable[[Path], None]:
 
 def tucan_schedule(tmp: Path) -> None:
     """``s.json``: the one-pack schedule of tucan5."""
-    from opt_sched.io import read_instance, write_schedule
+    from opt_sched.json_files import read_instance, write_schedule
     from opt_sched.scheduling.execute import execute_plan
     from opt_sched.simulation import OnePackPlan
 

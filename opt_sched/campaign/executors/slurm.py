@@ -62,7 +62,7 @@ def load_slurm_config(path: str | Path) -> dict[str, Any]:
     SpecError
         Unreadable file, bad TOML, a missing, unknown or mistyped key.
     """
-    from ...io import read_text_file
+    from ...json_files import read_text_file
 
     try:
         data = tomllib.loads(read_text_file(path, SpecError))

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         max_stretch_bounds_under,
         no_bound_note,
     )
-    from ...io import read_instance
+    from ...json_files import read_instance
 
     spec = execution_spec(args)
     instance = read_instance(args.instance)

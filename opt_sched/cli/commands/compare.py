@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ...experiments.compare import compare
-    from ...io import read_instance
+    from ...json_files import read_instance
 
     spec = execution_spec(args)
     instance = read_instance(args.instance)

@@ -131,7 +131,7 @@ def _write(workload: Any, kind: str, out) -> dict[str, Any]:
         write_workload(workload, out)
         return {"workload": str(out), "jobs": len(workload), "nodes": workload.nodes,
                 "offered_load": workload.offered_load()}
-    from ...io import write_instance
+    from ...json_files import write_instance
 
     write_instance(workload, out)
     return {"instance": workload.name, "out": str(out), "jobs": workload.num_jobs,

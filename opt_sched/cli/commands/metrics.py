@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ...io import read_instance, read_schedule
+    from ...json_files import read_instance, read_schedule
     from ...metrics import job_table, summary
     from ...validation import validate
 

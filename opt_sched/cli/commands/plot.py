@@ -78,7 +78,7 @@ def partition_index(args: argparse.Namespace, instance: Any) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...io import read_instance, read_schedule
+    from ...json_files import read_instance, read_schedule
     from ...plot import plot_gantt, plot_usage
     from ...plot.pyplot import save_figure
 

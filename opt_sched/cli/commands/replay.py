@@ -241,7 +241,7 @@ def _instance_data(path: Path) -> dict | None:
     if path.suffix.lower() != ".json":
         return None
     from ...errors import TraceError
-    from ...io import load_json
+    from ...json_files import load_json
 
     data = load_json(path, TraceError)
     return data if isinstance(data, dict) and "platform" in data else None
@@ -249,7 +249,7 @@ def _instance_data(path: Path) -> dict | None:
 
 def _load(args: argparse.Namespace):
     """``(instance, trace or None, skip summary or None, conversion or None)``."""
-    from ...io import instance_from_dict
+    from ...json_files import instance_from_dict
     from ...traces import convert_trace, read_trace
 
     path = Path(args.trace)
@@ -584,7 +584,7 @@ def _registry_methods(args: argparse.Namespace) -> int:
         if len(chosen) == 1:
             _write_outputs(args, instance, schedule, trace, _origin(conversion))
     if args.instance_out:
-        from ...io import write_instance
+        from ...json_files import write_instance
 
         write_instance(instance, args.instance_out)
     if args.json:
@@ -625,7 +625,7 @@ def _write_outputs(args: argparse.Namespace, instance, schedule, trace,
     ``--gantt``, ``--usage``. ``out_jobs.csv`` holds the workload's own
     times (``origin`` added back); the pictures read dates when the origin
     has one."""
-    from ...io import write_schedule
+    from ...json_files import write_schedule
     from ...traces import write_out_jobs, write_swf
 
     if args.out:
@@ -650,7 +650,7 @@ def _say_written(args: argparse.Namespace) -> None:
 
 
 def _space_sharing(args: argparse.Namespace) -> int:
-    from ...io import write_instance
+    from ...json_files import write_instance
     from ...metrics import summary
     from ...scheduling import replay
     from ...validation import assert_feasible

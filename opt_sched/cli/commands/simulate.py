@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...io import read_instance, write_schedule
+    from ...json_files import read_instance, write_schedule
     from ...metrics import summary
     from ...scheduling.execute import execute_plan
     from ...validation import assert_feasible

@@ -75,7 +75,7 @@ def _solver_label(requested: str, ran: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...io import read_instance, write_schedule
+    from ...json_files import read_instance, write_schedule
 
     instance = read_instance(args.instance)
     with solve_progress("solve", args.time_limit, quiet=args.quiet):

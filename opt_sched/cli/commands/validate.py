@@ -47,7 +47,7 @@ def _gang(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from ...gang.workload import is_gang_workload_file
-    from ...io import read_instance, read_schedule
+    from ...json_files import read_instance, read_schedule
     from ...validation import validate
 
     if is_gang_workload_file(args.instance):
