@@ -4,6 +4,7 @@ trace, or on a generated Mira workload.
     python scripts/bench_replay.py [--scheduler easy conservative ...]
         [--trace ../shared/data/swf/KTH-SP2.swf.gz | --mira JOBS] [--io-profile none]
         [--alpha 0.5] [--repeat 3] [--process] [--validate] [--profile]
+        [--python-easy]
 
 Prints, per scheduler, the jobs replayed per second inside the library
 (``replay()`` only, best of ``--repeat``; wall and CPU), the I/O phases
@@ -73,6 +74,10 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--validate", action="store_true",
                         help="validate every schedule (and pass --validate to the "
                              "process)")
+    parser.add_argument("--python-easy", action="store_true",
+                        help="also replay examples/python_easy.py (EASY written in "
+                             "Python on the building blocks) and print its time "
+                             "over the built-in easy's (issue 28's goal: <= 3)")
     parser.add_argument("--profile", action="store_true",
                         help="cProfile one replay of each scheduler")
     return parser.parse_args()
@@ -164,7 +169,40 @@ def main() -> None:
             if args.process:
                 line += _process(args, source, name)
             print(line, flush=True)
+        if args.python_easy:
+            print(_python_easy_ratio(instance, args), flush=True)
     print(f"load average now {os.getloadavg()[0]:.1f} (2 cores)")
+
+
+def _best_replay(instance, make, args) -> tuple[float, object]:
+    """The best wall time of ``--repeat`` replays, and the last schedule."""
+    best = float("inf")
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        schedule = replay(instance, make(), args.execution)
+        best = min(best, time.perf_counter() - t)
+    return best, schedule
+
+
+def _python_easy_ratio(instance, args) -> str:
+    """EASY in Python on the building blocks (``examples/python_easy.py``)
+    against the built-in ``easy``: the same schedule (every start and
+    machine set), validated, and the ratio of the best replay times."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "python_easy", REPO / "examples" / "python_easy.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    replay(instance, module.PythonEasy(), args.execution)  # compile outside the timing
+    built_in, ours = _best_replay(instance, lambda: get_scheduler("easy"), args)
+    python, theirs = _best_replay(instance, module.PythonEasy, args)
+    same = all(a.start == b.start and a.machines == b.machines
+               for a, b in zip(ours.jobs, theirs.jobs))
+    assert_feasible(instance, theirs)
+    return (f"   python-easy: {python:.3f} s per replay against the built-in easy's "
+            f"{built_in:.3f} s: {python / built_in:.2f}x (goal <= 3); same starts and "
+            f"machines: {same}; validated")
 
 
 if __name__ == "__main__":
