@@ -46,7 +46,8 @@ def test_plain_table_is_aligned():
     render_table(ROWS, plain=True, stream=stream)
     lines = stream.getvalue().splitlines()
     assert lines[0].split() == ["instance", "method", "value", "best", "bound",
-                                "bound", "is", "optimum", "gap"]
+                                "bound", "is", "optimum", "at", "most",
+                                "(gap)"]
     assert set(lines[1]) == {"-", " "}
     # right-aligned numbers end in the same column
     ends = {line.index("%") for line in lines[2:]}
