@@ -49,20 +49,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import OptionError
 from .instance import Instance
 from .schedule import Schedule
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "io_occupancy_over_time",
+    "job_columns",
     "job_table",
     "queue_over_time",
     "summary",
+    "summary_values",
     "utilisation_over_time",
 ]
 
@@ -125,30 +129,10 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.where(den > 0, num / safe, 1.0)
 
 
-def job_table(instance: Instance, schedule: Schedule, *,
-              tau: float = 10.0, phases: _Phases | None = None) -> pd.DataFrame:
-    """One row per job, indexed by job id (instance order); see the module text.
-
-    Columns: ``partition``, ``nodes`` (``Q_i``), ``release``, ``start``
-    (``S_i``), ``completion`` (``C_i``), ``length`` (``T_i``), ``exec_time``
-    (``E_i``), ``stretch``, ``flow_stretch`` (the slowdown of SPEC §9),
-    ``bounded_slowdown`` (with ``tau``), ``wait``, ``turnaround``
-    (``C_i - r_i``), ``io_wait``, ``delay``, ``pack`` (index of the job's
-    pack on its partition, NaN when the schedule has no packs), ``killed``
-    (killed at its wall time). ``phases``: the executed phases when the
-    caller already has them from a checked schedule (:func:`summary`, the
-    validator's phase table), else the schedule's shape is checked and they
-    are built here.
-
-    Examples
-    --------
-    >>> from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
-    >>> inst = Instance("one", Platform.homogeneous(1, nodes=2),
-    ...                 (Job.periodic("a", 2, 4.0, 2.0, release=1.0),))
-    >>> sched = Schedule((JobSchedule("a", 0, (3.0,), (10.0,)),))
-    >>> job_table(inst, sched).loc["a", ["stretch", "wait", "io_wait"]].tolist()
-    [1.5, 2.0, 3.0]
-    """
+def job_columns(instance: Instance, schedule: Schedule, *, tau: float = 10.0,
+                phases: _Phases | None = None) -> dict[str, np.ndarray]:
+    """The columns of :func:`job_table` as numpy arrays (instance order),
+    without pandas (:func:`summary_values` and the replay need no more)."""
     tau = _check_option("tau", tau)
     if phases is None:  # else the validator built them from a checked schedule
         schedule.check_shape(instance)
@@ -175,7 +159,7 @@ def job_table(instance: Instance, schedule: Schedule, *,
     io_wait = np.bincount(ph.job, weights=np.maximum(0.0, ph.o_start - ph.c_end),
                           minlength=len(jobs))
     flow = completion - release
-    table = pd.DataFrame({
+    return {
         "partition": partition,
         "nodes": nodes,
         "release": release,
@@ -192,8 +176,38 @@ def job_table(instance: Instance, schedule: Schedule, *,
         "delay": completion - start - exec_time,
         "pack": _pack_index(instance, schedule),
         "killed": np.array([schedule[j.id].killed_at is not None for j in jobs]),
-    }, index=pd.Index([j.id for j in jobs], name="job"))
-    return table
+    }
+
+
+def job_table(instance: Instance, schedule: Schedule, *,
+              tau: float = 10.0, phases: _Phases | None = None) -> pd.DataFrame:
+    """One row per job, indexed by job id (instance order); see the module text.
+
+    Columns: ``partition``, ``nodes`` (``Q_i``), ``release``, ``start``
+    (``S_i``), ``completion`` (``C_i``), ``length`` (``T_i``), ``exec_time``
+    (``E_i``), ``stretch``, ``flow_stretch`` (the slowdown of SPEC §9),
+    ``bounded_slowdown`` (with ``tau``), ``wait``, ``turnaround``
+    (``C_i - r_i``), ``io_wait``, ``delay``, ``pack`` (index of the job's
+    pack on its partition, NaN when the schedule has no packs), ``killed``
+    (killed at its wall time). ``phases``: the executed phases when the
+    caller already has them from a checked schedule (:func:`summary`, the
+    validator's phase table), else the schedule's shape is checked and they
+    are built here.
+
+    Examples
+    --------
+    >>> from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
+    >>> inst = Instance("one", Platform.homogeneous(1, nodes=2),
+    ...                 (Job.periodic("a", 2, 4.0, 2.0, release=1.0),))
+    >>> sched = Schedule((JobSchedule("a", 0, (3.0,), (10.0,)),))
+    >>> job_table(inst, sched).loc["a", ["stretch", "wait", "io_wait"]].tolist()
+    [1.5, 2.0, 3.0]
+    """
+    import pandas as pd
+
+    columns = job_columns(instance, schedule, tau=tau, phases=phases)
+    return pd.DataFrame(columns, index=pd.Index([j.id for j in instance.jobs],
+                                                name="job"))
 
 
 def _union_length(starts: np.ndarray, ends: np.ndarray) -> float:
@@ -239,24 +253,51 @@ def summary(instance: Instance, schedule: Schedule, *,
     ``summary(...).to_dict()`` is JSON-ready. Ratios over a zero makespan are
     NaN.
     """
+    import pandas as pd
+
+    values = summary_values(instance, schedule, tau=tau, phase_table=phase_table)
+    return pd.Series(values, dtype=object, name=schedule.method or instance.name)
+
+
+def _group_max_stretch(partition: np.ndarray, pack: np.ndarray,
+                       stretch: np.ndarray, by_pack: bool) -> np.ndarray:
+    """The max stretch of each group of jobs: each (partition, pack) with
+    packs (jobs in no pack left out), else each partition that runs jobs."""
+    if by_pack:
+        keep = ~np.isnan(pack)
+        keys = np.stack((partition[keep], pack[keep].astype(np.int64)), axis=1)
+        values = stretch[keep]
+    else:
+        keys, values = partition[:, None], stretch
+    if not len(values):
+        return values
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    out = np.full(int(group.max()) + 1, -np.inf)
+    np.maximum.at(out, group, values)
+    return out
+
+
+def summary_values(instance: Instance, schedule: Schedule, *, tau: float = 10.0,
+                   phase_table: Any = None) -> dict[str, float | int]:
+    """:func:`summary` as a dict of Python numbers, computed with numpy only
+    (the replay front door imports no pandas)."""
     pt = phase_table
     if pt is None:
         schedule.check_shape(instance)
         ph = _phases(instance, schedule)
     else:
         ph = _Phases(pt.job, pt.c_start, pt.c_end, pt.o_start, pt.o_end)
-    table = job_table(instance, schedule, tau=tau, phases=ph)
+    table = job_columns(instance, schedule, tau=tau, phases=ph)
     makespan = float(table["completion"].max())
     total_nodes = instance.platform.total_nodes
     area = total_nodes * makespan
     exec_node = float(np.dot(table["nodes"], table["exec_time"]))
     held = float(np.dot(table["nodes"], table["completion"] - table["start"]))
     delay_node = held - exec_node
-    if schedule.packs is not None:
-        groups = table.groupby(["partition", "pack"])["stretch"].max()
-    else:
-        groups = table.groupby("partition")["stretch"].max()
-    io_busy = _io_busy_time(instance, table["partition"].to_numpy(), ph)
+    groups = _group_max_stretch(table["partition"], table["pack"], table["stretch"],
+                                schedule.packs is not None)
+    io_busy = _io_busy_time(instance, table["partition"], ph)
     io_area = instance.platform.num_partitions * makespan
 
     def share(x: float, of: float) -> float:
@@ -266,7 +307,7 @@ def summary(instance: Instance, schedule: Schedule, *,
         "makespan": makespan,
         "max_stretch": float(table["stretch"].max()),
         "mean_stretch": float(table["stretch"].mean()),
-        "mean_pack_max_stretch": float(groups.mean()),
+        "mean_pack_max_stretch": float(groups.mean()) if len(groups) else math.nan,
         "max_flow_stretch": float(table["flow_stretch"].max()),
         "mean_bounded_slowdown": float(table["bounded_slowdown"].mean()),
         "utilisation": share(exec_node, area),
@@ -284,7 +325,7 @@ def summary(instance: Instance, schedule: Schedule, *,
         "mean_slowdown": float(table["flow_stretch"].mean()),
         "killed": int(table["killed"].sum()),
     }
-    return pd.Series(values, dtype=object, name=schedule.method or instance.name)
+    return values
 
 
 def _snap(times: np.ndarray, rel_tol: float) -> np.ndarray:
@@ -332,6 +373,8 @@ def utilisation_over_time(instance: Instance, schedule: Schedule, *,
     :func:`summary`'s ``utilisation`` (likewise ``allocation``). Times closer
     than ``rel_tol * max(1, max |t|)`` are merged (floating-point noise).
     """
+    import pandas as pd
+
     rel_tol = _check_option("rel_tol", rel_tol)
     table = job_table(instance, schedule)
     ph = _phases(instance, schedule)
@@ -377,6 +420,8 @@ def io_occupancy_over_time(instance: Instance, schedule: Schedule, *,
     infeasible schedule). Phases of length zero are ignored, and times closer
     than ``rel_tol * max(1, max |t|)`` are merged (floating-point noise).
     """
+    import pandas as pd
+
     rel_tol = _check_option("rel_tol", rel_tol)
     schedule.check_shape(instance)
     ph = _phases(instance, schedule)
@@ -428,6 +473,8 @@ def queue_over_time(instance: Instance, schedule: Schedule, *,
     row ``m`` holds on ``[time_m, time_{m+1})``. A job with dependencies
     counts from its release (it may wait for its predecessors there).
     """
+    import pandas as pd
+
     rel_tol = _check_option("rel_tol", rel_tol)
     table = job_table(instance, schedule)
     release = table["release"].to_numpy()

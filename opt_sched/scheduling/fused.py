@@ -360,7 +360,24 @@ class FusedRun:
         return np.flatnonzero(ji[:, bk.J_STATE] == bk.WAITING).tolist()
 
     def machines(self) -> list[MachineSet]:
-        """Every job's machines (the kernel writes them increasing)."""
-        off = self.moff.tolist()
-        return [MachineSet.from_sorted_array(self.mach[off[i]:off[i + 1]])
-                for i in range(len(off) - 1)]
+        """Every job's machines (the kernel writes them increasing), as runs
+        of consecutive machines found for all jobs in one numpy pass: a run
+        starts where the next machine is not the previous plus one, or where
+        a job's machines start."""
+        off = np.asarray(self.moff, dtype=np.int64)
+        jobs, total = len(off) - 1, int(off[-1])
+        held = np.asarray(self.mach[:total], dtype=np.int64)
+        if total and held.min() < 0:
+            raise ValueError(f"machine set: machine {int(held.min())} is negative")
+        starts = np.ones(total, dtype=bool)
+        starts[1:] = np.diff(held) != 1
+        starts[off[:-1][off[:-1] < total]] = True
+        first = np.flatnonzero(starts)
+        last = np.append(first[1:], total) - 1
+        bounds = np.empty(2 * len(first), np.int64)
+        bounds[0::2], bounds[1::2] = held[first], held[last] + 1
+        # runs of job i: those whose first machine lies in [off[i], off[i+1])
+        cut = (2 * np.searchsorted(first, off)).tolist()
+        flat = bounds.tolist()
+        return [MachineSet._from_bounds(tuple(flat[cut[i]:cut[i + 1]]))
+                for i in range(jobs)]

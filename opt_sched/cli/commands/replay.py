@@ -543,7 +543,7 @@ def _registry_methods(args: argparse.Namespace) -> int:
     under the same execution model, one summary row each (validated with
     ``--validate``)."""
     from ... import methods as registry
-    from ...metrics import summary
+    from ...metrics import summary_values
     from ...validation import assert_feasible
     from ..arguments import flag
     from ..output import show_rows
@@ -577,7 +577,7 @@ def _registry_methods(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - t0
         # the validator's phase table serves the summary: built once
         table = assert_feasible(instance, schedule).table if args.validate else None
-        stats = summary(instance, schedule, phase_table=table).to_dict()
+        stats = summary_values(instance, schedule, phase_table=table)
         rows.append({"method": schedule.method, "execution": schedule.execution,
                      **{key: stats[key] for key in ROW_KEYS},
                      "validated": bool(args.validate), "replay_seconds": seconds})
@@ -651,7 +651,7 @@ def _say_written(args: argparse.Namespace) -> None:
 
 def _space_sharing(args: argparse.Namespace) -> int:
     from ...json_files import write_instance
-    from ...metrics import summary
+    from ...metrics import summary_values
     from ...scheduling import replay
     from ...validation import assert_feasible
 
@@ -695,7 +695,7 @@ def _space_sharing(args: argparse.Namespace) -> int:
             window = window_gap(instance, schedule, *args.window,
                                 time_limit=args.window_time_limit,
                                 mode=args.window_mode)
-    stats = summary(instance, schedule, phase_table=table).to_dict()
+    stats = summary_values(instance, schedule, phase_table=table)
     report = {
         "trace": str(args.trace), "instance": instance.name, "jobs": instance.num_jobs,
         "skipped": 0 if skips is None else skips.total_skipped,
