@@ -115,9 +115,15 @@ def test_the_platform_decides_unless_mmax_workload(tmp_path):
     hosts = platform(tmp_path, '<cluster id="c" prefix="n" radical="0-15"/>'
                      '<host id="master_host"/>')
     path = workload(tmp_path, 4, [1, 4, 8])
-    trace, summary = read_batsim(path, hosts)
+    trace, summary = read_batsim(path, hosts, TraceReading(machines="platform"))
     assert trace.machine_size == 16 and len(trace) == 3
     assert any("Batsim's default" in note for note in summary.notes)
+    # the default: the workload's nb_res when it states one
+    default, summary = read_batsim(path, hosts)
+    assert default.machine_size == 4
+    assert any("--all-hosts" in note for note in summary.notes)
+    assert read_batsim(workload(tmp_path, None, [1], "bare.json"), hosts)[
+        0].machine_size == 16
     limited, summary = read_batsim(path, hosts, TraceReading(machines="workload"))
     assert limited.machine_size == 4
     assert dict(summary.skipped) == {"wider_than_machine": 1}
@@ -200,7 +206,7 @@ def test_paper_seed1_cluster512_without_nodes(batsim_runs, tmp_path):
     """No --nodes: the platform's 512 machines, as Batsim 4 ran it."""
     folder = batsim_runs / "paper_seed1_cluster512"
     out = replay_out(tmp_path, str(folder / "workload.json.gz"), "--platform",
-                     str(folder / "platform.xml"))
+                     str(folder / "platform.xml"), "--all-hosts")
     reference = folder / "easy_out_jobs.csv.gz"
     assert compare(out, reference, LATENCY) == (800, 800, 800)
     # Batsim's latency is real: at the tool's 1e-6 the starts differ
@@ -234,20 +240,23 @@ def test_evalys_medium_workload_on_the_platform_it_implies(batsim_runs, tmp_path
     assert len(json.loads(path.read_text())["jobs"]) == 800
     hosts = platform(tmp_path, f'<cluster id="c" prefix="a" radical="0-{size - 1}"/>'
                      '<host id="master_host"/>', "small.xml")
-    out = replay_out(tmp_path, str(path), "--platform", str(hosts))
+    out = replay_out(tmp_path, str(path), "--platform", str(hosts), "--all-hosts")
     assert compare(out, reference, LATENCY) == (800, 800, 800)
     # one machine fewer and the schedule is no longer Batsim's
     fewer = platform(tmp_path, f'<cluster id="c" prefix="a" radical="0-{size - 2}"/>',
                      "fewer.xml")
     starts, machines, _ = compare(replay_out(tmp_path, str(path), "--platform",
-                                             str(fewer)), reference, LATENCY)
+                                             str(fewer), "--all-hosts"),
+                                  reference, LATENCY)
     assert (starts, machines) != (800, 800)
 
 
 @pytest.mark.parametrize("scheduler", ["easy", "conservative"])
-def test_medium_late_needs_mmax_workload(scheduler, tmp_path):
-    """Batsim's medium_late run used 32 machines of the 128-host platform:
-    replayed with --mmax-workload, the shared tool finds 801/801 at 1e-6."""
+@pytest.mark.parametrize("flags", [[], ["--mmax-workload"]])
+def test_medium_late_with_its_nb_res(scheduler, flags, tmp_path):
+    """Batsim's medium_late run used 32 machines of the 128-host platform
+    (its nb_res): replayed by default (nb_res when the workload states one)
+    or with --mmax-workload, the shared tool finds 801/801 at 1e-6."""
     folder = shared_data_dir() / "batsim-medium_late"
     tool = folder.parent.parent / "tools" / "compare_out_jobs.py"
     if not tool.is_file():
@@ -259,7 +268,7 @@ def test_medium_late_needs_mmax_workload(scheduler, tmp_path):
     assert count_compute_hosts(folder / "platform.xml") == 128
     out = tmp_path / "out_jobs.csv"
     done = run_cli("replay", str(folder / "workload.json"), "--platform",
-                   str(folder / "platform.xml"), "--mmax-workload", "--scheduler",
+                   str(folder / "platform.xml"), *flags, "--scheduler",
                    scheduler, "--validate", "--quiet", "--out", str(out))
     assert done.returncode == 0, done.stderr
     result = subprocess.run([sys.executable, str(tool), str(out),

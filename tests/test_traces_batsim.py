@@ -26,9 +26,11 @@ def test_platform_counts_compute_hosts():
 
 
 def test_small_workload():
-    # Batsim's default: the platform's 7 compute hosts, whatever nb_res (4)
+    # Batsim's default (--all-hosts): the platform's 7 compute hosts,
+    # whatever nb_res (4)
     default, summary = read_batsim(FIXTURES / "workload-small.json",
-                                   FIXTURES / "platform-small.xml")
+                                   FIXTURES / "platform-small.xml",
+                                   TraceReading(machines="platform"))
     assert default.machine_size == 7
     assert "wider than the machine (7) (jobs[4])" in summary.format()
     assert any("compute hosts of platform-small.xml" in note
@@ -45,6 +47,10 @@ def test_small_workload():
     assert "wider than the machine (4) (jobs[4])" in summary.format()
     assert any("7 compute hosts" in note for note in summary.notes)
     assert default.ids == trace.ids
+    # opt_sched's default: nb_res, the workload's own statement
+    auto, _ = read_batsim(FIXTURES / "workload-small.json",
+                          FIXTURES / "platform-small.xml")
+    assert auto.machine_size == 4 and auto.ids == trace.ids
     # submit order; ties (w0!1, w0!2 at 0) keep file order
     assert trace.ids == ("w0!1", "w0!2", "w0!3", "w0!4")
     assert list(trace.run_time) == [40.0, 7.5, 7.5, 40.0]
@@ -118,7 +124,8 @@ def test_medium_late_workload():
     # Batsim's reference run (--mmax-workload) used 32
     assert count_compute_hosts(folder / "platform.xml") == 128
     assert trace.machine_size == data["nb_res"] == 32
-    default, _ = read_batsim(folder / "workload.json", folder / "platform.xml")
+    default, _ = read_batsim(folder / "workload.json", folder / "platform.xml",
+                             TraceReading(machines="platform"))
     assert default.machine_size == 128 and default.ids == trace.ids
     # run times are the delays of the jobs' profiles, read here directly
     delay = {job["id"]: data["profiles"][job["profile"]]["delay"]

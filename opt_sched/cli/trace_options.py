@@ -20,13 +20,14 @@ __all__ = ["TRACE_OPTIONS", "add_trace_options", "given_trace_options",
 
 TRACE_OPTIONS: tuple[str, ...] = ("format", "job_size", "overrun", "cancelled",
                                   "zero_run_time", "time_range", "flurries",
-                                  "flurry_jobs", "flurry_gap", "tz", "mmax_workload")
+                                  "flurry_jobs", "flurry_gap", "tz", "mmax_workload",
+                                  "all_hosts")
 """The ``argparse`` dests of the trace options."""
 
 _DEFAULTS = {"format": None, "job_size": "allocated", "overrun": "extend",
              "cancelled": "keep", "zero_run_time": "drop", "time_range": None,
              "flurries": "keep", "flurry_jobs": 100, "flurry_gap": 60.0, "tz": None,
-             "mmax_workload": False}
+             "mmax_workload": False, "all_hosts": False}
 
 
 def time_range(text: str) -> tuple[float, float]:
@@ -117,10 +118,16 @@ def add_trace_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tz", type=_time_zone, default=None, metavar="ZONE",
                        help="time zone of the log's local timestamps (sacct, PBS), "
                             "an IANA name (default: UTC, said in the summary)")
-    group.add_argument("--mmax-workload", action="store_true",
-                       help="Batsim: at most the workload's nb_res machines "
-                            "(Batsim's --mmax-workload; default: the platform's "
-                            "compute hosts)")
+    machines = group.add_mutually_exclusive_group()
+    machines.add_argument("--mmax-workload", action="store_true",
+                          help="Batsim: at most the workload's nb_res machines, "
+                               "which it must state (Batsim's --mmax-workload; "
+                               "default: nb_res when stated, else the platform's "
+                               "compute hosts)")
+    machines.add_argument("--all-hosts", action="store_true",
+                          help="Batsim: every compute host of the platform, "
+                               "Batsim's own default (a run made without "
+                               "--mmax-workload)")
 
 
 def given_trace_options(args: argparse.Namespace) -> list[str]:
@@ -146,7 +153,8 @@ def trace_reading(args: argparse.Namespace):
             zero_run_time=args.zero_run_time, time_range=args.time_range,
             flurries=args.flurries, flurry_jobs=args.flurry_jobs,
             flurry_gap=args.flurry_gap, tz=args.tz,
-            machines="workload" if args.mmax_workload else "platform")
+            machines=("workload" if args.mmax_workload else
+                      "platform" if args.all_hosts else "auto"))
     except OptionError as err:
         raise OptionError(f"--{err}") from None
 

@@ -101,8 +101,9 @@ def _processors(label: str, where: str, value: Any) -> int:
 
 def _machine_count(label: str, nb_res: int | None, platform: str | Path | None,
                    machines: str, counter: SkipCounter) -> int | None:
-    """The machines of the workload (module docstring): the platform's compute
-    hosts, or with ``machines == "workload"`` at most ``nb_res``; at most
+    """The machines of the workload (:data:`~opt_sched.traces.reading.MACHINE_COUNTS`):
+    at most ``nb_res`` (``auto`` when stated, ``workload``), or the platform's
+    compute hosts (``platform``, or ``auto`` without ``nb_res``); at most
     ``MAX_MACHINES``."""
     if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
                                or nb_res < 1):
@@ -116,16 +117,17 @@ def _machine_count(label: str, nb_res: int | None, platform: str | Path | None,
         name = Path(platform).name
         hosts = count_compute_hosts(platform)
         machine, source = hosts, f"{name}: compute hosts"
-        if machines == "workload" and nb_res is not None and nb_res < hosts:
+        if machines != "platform" and nb_res is not None and nb_res < hosts:
             machine, source = nb_res, f"{label}: nb_res"
+            why = "--mmax-workload" if machines == "workload" else (
+                "the default; --all-hosts for all of them, Batsim's own default")
             counter.notes.append(f"machines: {nb_res} (the workload's nb_res, "
-                                 f"--mmax-workload); {name} has {hosts} compute "
-                                 f"hosts")
+                                 f"{why}); {name} has {hosts} compute hosts")
         elif nb_res is not None and nb_res != hosts:
             counter.notes.append(
                 f"machines: {hosts}, the compute hosts of {name} (Batsim's "
-                f"default); the workload's nb_res is {nb_res}"
-                + (" (--mmax-workload limits the machines to it)"
+                f"default, --all-hosts); the workload's nb_res is {nb_res}"
+                + (" (the default limits the machines to it)"
                    if nb_res < hosts else " (more than the platform has)"))
     if machine is not None and machine > MAX_MACHINES:
         raise TraceError(f"{source}={machine:,} exceeds the limit {MAX_MACHINES:,} "

@@ -50,10 +50,14 @@ ZERO_RUN_TIMES: tuple[str, ...] = ("drop", "keep")
 """``--zero-run-time``: a job with run time 0 is skipped (``drop``, the
 default: nothing to simulate) or kept (``keep``)."""
 
-MACHINE_COUNTS: tuple[str, ...] = ("platform", "workload")
-"""Batsim workloads: the machine count is the platform's compute hosts
-(``platform``, Batsim's default), or at most the workload's ``nb_res``
-(``workload``: Batsim's ``--mmax-workload``)."""
+MACHINE_COUNTS: tuple[str, ...] = ("auto", "platform", "workload")
+"""Batsim workloads: the machine count. ``auto`` (default): at most the
+workload's ``nb_res`` when it states one, else the platform's compute hosts:
+the machines the workload was written for (no input file says which way a
+Batsim run went: ``batsim-medium_late``'s run used its ``nb_res``, 32 of 128
+hosts; Batsim 4's run of ``cluster512`` used all 512). ``platform``
+(``--all-hosts``): every compute host, Batsim's own default.
+``workload`` (``--mmax-workload``): at most ``nb_res``, which must exist."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ class TraceReading:
     flurry_jobs: int = 100
     flurry_gap: float = 60.0
     tz: str | None = None
-    machines: str = "platform"
+    machines: str = "auto"
 
     def __post_init__(self) -> None:
         for name, allowed in (("job_size", JOB_SIZES), ("overrun", ("extend", "keep")),
