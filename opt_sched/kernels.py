@@ -24,6 +24,10 @@ runs as Python on a cold cache and compiled (2.2 s) once a compiled run
 has filled the cache (``OPT_SCHED_KERNELS=compiled`` fills it: the replay
 says so); with ``darshan-cori`` I/O (``p`` = 45 s) it compiles.
 
+``opt-sched kernels --compile`` (:mod:`opt_sched.scheduling.compile_ahead`)
+compiles every replay kernel once, right after the install, so that the
+first real replay loads them instead (measured: ``scripts/bench_first_run.py``).
+
 The choice must be made before the first kernel module is imported (numba
 reads ``DISABLE_JIT`` when it decorates), so ``opt-sched replay`` calls
 :func:`choose_kernels` once the workload is read and before it builds a
@@ -38,8 +42,9 @@ from pathlib import Path
 
 from .errors import OptionError
 
-__all__ = ["COLD_PYTHON_S", "ENV", "MODES", "PYTHON_BUDGET_S", "PYTHON_JOBS_PER_S",
-           "PYTHON_PHASES_PER_S", "choose_kernels", "is_cached", "python_seconds"]
+__all__ = ["COLD_PYTHON_S", "ENV", "KERNELS", "MODES", "PYTHON_BUDGET_S",
+           "PYTHON_JOBS_PER_S", "PYTHON_PHASES_PER_S", "cache_folder", "cached_kernels",
+           "choose_kernels", "is_cached", "python_seconds"]
 
 ENV = "OPT_SCHED_KERNELS"
 MODES = ("auto", "compiled", "python")
@@ -73,6 +78,23 @@ imported, the mode is fixed for the process."""
 def python_seconds(jobs: int, io_phases: int) -> float:
     """The estimated time of the work as Python."""
     return jobs / PYTHON_JOBS_PER_S + io_phases / PYTHON_PHASES_PER_S
+
+
+def cache_folder() -> Path:
+    """Where numba caches the package's kernels: ``NUMBA_CACHE_DIR`` when it
+    is set, else the ``__pycache__`` folders beside the sources (the
+    package's own folder is returned then)."""
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    return Path(chosen) if chosen else Path(__file__).resolve().parent
+
+
+def cached_kernels() -> int:
+    """How many compiled kernels (numba index files ``*.nbi``) the cache
+    holds for this package."""
+    folder = cache_folder()
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return sum(1 for _ in folder.rglob("*.nbi"))
+    return sum(1 for _ in folder.rglob("__pycache__/*.nbi"))
 
 
 def is_cached(module: str, function: str) -> bool:

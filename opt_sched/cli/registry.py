@@ -38,6 +38,7 @@ COMMANDS: tuple[str, ...] = (
     "sweep",
     "convert",
     "trace-info",
+    "kernels",
 )
 
 

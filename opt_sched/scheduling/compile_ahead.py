@@ -1,0 +1,161 @@
+"""Compile the replay kernels ahead of the first real run (issue 25).
+
+numba compiles a kernel on its first call and caches the machine code on
+disk (beside the sources, or under ``NUMBA_CACHE_DIR``); a cold cache makes
+the first replay of a large trace pay 15-25 s of compiling on 2 cores
+(KTH-SP2 with ``darshan-cori`` I/O: 16 s of its 25 s). ``opt-sched kernels
+--compile`` pays that once, right after the install, by replaying one tiny
+trace (:data:`TINY_SWF`: 120 jobs on 96 machines) under every registered
+scheduler and execution model, without I/O and with I/O, through the
+library's own path (``read_swf``, ``convert_trace``, ``replay``). The kernels
+are thus compiled for exactly the argument types a real replay passes
+them, and the tiny trace reaches the rarely taken paths too: 90 one-machine
+jobs with distinct end times overflow the availability profile's 64 initial
+slices, so the state-growing kernel compiles as well.
+
+A warm-up that does not apply (a scheduler that refuses the tiny workload,
+a plug-in that fails) is reported and skipped: it only leaves that
+scheduler to compile on its first real run.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["IO_PROFILE", "TINY_SWF", "WarmUp", "WarmUpResult", "compile_ahead",
+           "require_compiled", "warm_ups"]
+
+IO_PROFILE = "bn"
+"""The I/O profile of the warm-ups with I/O (seed 000's, synthetic: it
+needs no data file)."""
+
+
+def _tiny_swf() -> str:
+    """:data:`TINY_SWF`: 90 one-machine jobs submitted at 0 with distinct
+    run times (100 + i s), then 30 wider jobs (11-61 machines) submitted
+    every 5 s; every estimate is twice the run time."""
+    lines = ["; MaxNodes: 96", "; MaxProcs: 96"]
+    for i in range(120):
+        nodes = 1 if i < 90 else 1 + 10 * (i % 7)
+        submit = 0 if i < 90 else 5 * (i - 89)
+        run = 100 + i
+        lines.append(f"{i + 1} {submit} -1 {run} {nodes} -1 -1 {nodes} {2 * run} "
+                     f"-1 1 {1 + i % 3} 1 -1 1 -1 -1 -1")
+    return "\n".join(lines) + "\n"
+
+
+TINY_SWF = _tiny_swf()
+"""The warm-up trace (SWF)."""
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """One tiny replay: ``scheduler`` under ``execution``, with I/O or not."""
+
+    scheduler: str
+    execution: str
+    io: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.scheduler}, {'I/O' if self.io else 'no I/O'}, {self.execution}"
+
+
+@dataclass(frozen=True)
+class WarmUpResult:
+    """What one warm-up did: its seconds, or why it was skipped."""
+
+    warm_up: WarmUp
+    seconds: float
+    skipped: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"scheduler": self.warm_up.scheduler,
+                "execution": self.warm_up.execution, "io": self.warm_up.io,
+                "seconds": round(self.seconds, 3), "skipped": self.skipped}
+
+
+def warm_ups() -> list[WarmUp]:
+    """Every registered scheduler under every registered execution model,
+    without I/O (the compute-only kernels) and with I/O (the event loop);
+    read from the registries, so a plug-in's scheduler or model is warmed
+    too."""
+    from ..execution import EXECUTION_MODELS
+    from . import SCHEDULERS
+
+    return [WarmUp(name, model, io) for io in (False, True)
+            for name in SCHEDULERS for model in EXECUTION_MODELS]
+
+
+def _instances(folder: Path) -> dict[bool, object]:
+    """The tiny trace as instances, without and with I/O."""
+    from ..traces import convert_trace, read_swf
+
+    path = folder / "tiny.swf"
+    path.write_text(TINY_SWF)
+    trace, _ = read_swf(path)
+    return {io: convert_trace(trace, IO_PROFILE if io else "none", seed=0,
+                              alpha=0.3 if io else None).instance
+            for io in (False, True)}
+
+
+def _run(warm_up: WarmUp, instance: object) -> WarmUpResult:
+    """One warm-up; its schedule is validated (a kernel that compiles to a
+    wrong schedule is our bug, not a skip)."""
+    from ..errors import UserError
+    from ..validation import assert_feasible
+    from . import replay
+
+    started = time.perf_counter()
+    try:
+        schedule = replay(instance, warm_up.scheduler, warm_up.execution)
+    except UserError as error:  # the scheduler or model refuses this workload
+        return WarmUpResult(warm_up, time.perf_counter() - started, str(error))
+    assert_feasible(instance, schedule)
+    return WarmUpResult(warm_up, time.perf_counter() - started)
+
+
+def require_compiled() -> None:
+    """Make this process run the kernels compiled: ``OPT_SCHED_KERNELS`` is
+    set to ``compiled`` before any kernel module loads.
+
+    Raises
+    ------
+    OptionError
+        The kernels already run as Python here (``NUMBA_DISABLE_JIT``, or a
+        kernel module imported as Python): there is nothing to compile.
+    """
+    from ..errors import OptionError
+    from ..kernels import ENV, choose_kernels
+
+    os.environ[ENV] = "compiled"
+    if choose_kernels(0, 0) != "compiled":
+        raise OptionError("the kernels run as Python in this process "
+                          "(NUMBA_DISABLE_JIT is set): nothing to compile")
+
+
+def compile_ahead(plan: list[WarmUp] | None = None, *,
+                  progress: Callable[[WarmUpResult], None] | None = None
+                  ) -> list[WarmUpResult]:
+    """Run the warm-ups of ``plan`` (default :func:`warm_ups`) with the
+    kernels compiled and return their results (``progress`` is called with
+    each as it ends).
+
+    Raises :class:`~opt_sched.errors.OptionError` as
+    :func:`require_compiled` does.
+    """
+    require_compiled()
+    plan = warm_ups() if plan is None else plan
+    results = []
+    with tempfile.TemporaryDirectory(prefix="opt-sched-kernels-") as folder:
+        instances = _instances(Path(folder))
+        for warm_up in plan:
+            results.append(_run(warm_up, instances[warm_up.io]))
+            if progress is not None:
+                progress(results[-1])
+    return results
