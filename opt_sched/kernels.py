@@ -24,9 +24,9 @@ runs as Python on a cold cache and compiled (2.2 s) once a compiled run
 has filled the cache (``OPT_SCHED_KERNELS=compiled`` fills it: the replay
 says so); with ``darshan-cori`` I/O (``p`` = 45 s) it compiles.
 
-``opt-sched kernels --compile`` (:mod:`opt_sched.scheduling.compile_ahead`)
-compiles every replay kernel once, right after the install, so that the
-first real replay loads them instead (measured: ``scripts/bench_first_run.py``).
+``opt-sched kernels --compile`` (:mod:`opt_sched.experiments.compile_ahead`)
+compiles the kernels once, right after the install, so that the first
+real replay or gap loads them instead (measured: ``scripts/bench_first_run.py``).
 
 The choice must be made before the first kernel module is imported (numba
 reads ``DISABLE_JIT`` when it decorates), so ``opt-sched replay`` calls

@@ -13,8 +13,8 @@ import os
 import subprocess
 import sys
 
+from opt_sched.experiments.compile_ahead import TINY_SWF, warm_ups
 from opt_sched.scheduling import SCHEDULERS, register_scheduler
-from opt_sched.scheduling.compile_ahead import TINY_SWF, warm_ups
 from opt_sched.scheduling.fcfs import FCFS
 
 from .paths import REPO
@@ -33,14 +33,15 @@ def test_compile_fills_both_replay_loops_and_says_what_it_did():
     report = json.loads(done.stdout)
     assert report["replay_loops"] == {"compute-only": True, "with I/O": True}
     assert report["cached_kernels"] > 0
-    ran = {(w["scheduler"], w["execution"], w["io"]) for w in report["warm_ups"]}
-    expected = {(w.scheduler, w.execution, w.io) for w in warm_ups()}
+    ran = {(w["kind"], w["method"], w["execution"], w["io"])
+           for w in report["warm_ups"]}
+    expected = {(w.kind, w.method, w.execution, w.io) for w in warm_ups()}
     assert ran == expected
     for warm_up in report["warm_ups"]:  # a skip always says why
         assert warm_up["skipped"] is None or warm_up["skipped"].strip()
-    for name in ("easy", "conservative", "fcfs"):  # never skipped
+    for name in ("easy", "conservative", "fcfs", "makespan"):  # never skipped
         assert all(w["skipped"] is None for w in report["warm_ups"]
-                   if w["scheduler"] == name)
+                   if w["method"] == name)
     status = kernels("--json")
     assert json.loads(status.stdout)["replay_loops"] == report["replay_loops"]
 
@@ -51,8 +52,8 @@ def test_warm_ups_read_the_registries():
         plan = warm_ups()
     finally:
         del SCHEDULERS["warm-up-test-fcfs"]
-    assert {w.scheduler for w in plan if w.scheduler == "warm-up-test-fcfs"}
-    assert {w.io for w in plan} == {False, True}
+    assert {w.method for w in plan if w.method == "warm-up-test-fcfs"}
+    assert {w.io for w in plan if w.kind == "replay"} == {False, True}
 
 
 def test_the_tiny_trace_overflows_the_initial_profile():

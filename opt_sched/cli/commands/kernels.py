@@ -4,10 +4,10 @@ compiling them once, ahead of the first real run.
 Without ``--compile`` it says where the cache is, how many kernels it
 holds and whether the two replay loops (compute-only and with I/O) are
 compiled. ``--compile`` replays a tiny trace under every registered
-scheduler and execution model, without and with I/O
-(:mod:`opt_sched.scheduling.compile_ahead`), so that the first replay of a
-real trace loads the kernels instead of compiling them: run it once after
-``pip install`` (the README's install line for traces does).
+scheduler and execution model, without and with I/O, and runs the gap
+table of a tiny instance (:mod:`opt_sched.experiments.compile_ahead`), so
+that the first real ``replay`` or ``gap`` loads the kernels instead of
+compiling them: run it once after ``pip install``.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ HELP = ("numba's compiled kernels: where they are cached, and --compile to "
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compile", action="store_true",
-                        help="compile every replay kernel now (a tiny trace under "
-                             "every scheduler and execution model; 30-60 s on 2 "
-                             "cores, once)")
+                        help="compile the kernels now (a tiny trace under every "
+                             "scheduler and execution model, a tiny gap table; "
+                             "once, after the install)")
 
 
 def _status() -> dict[str, object]:
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     results: list = []
     seconds = 0.0
     if args.compile:
-        from ...scheduling.compile_ahead import (
+        from ...experiments.compile_ahead import (
             WarmUpResult,
             compile_ahead,
             require_compiled,
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         require_compiled()
         if not args.json:
             print("compiling kernels: a tiny trace under every scheduler and "
-                  "execution model", file=sys.stderr, flush=True)
+                  "execution model, a tiny gap table", file=sys.stderr, flush=True)
         started = time.perf_counter()
         results = compile_ahead(progress=report)
         seconds = time.perf_counter() - started

@@ -1,17 +1,23 @@
-"""Compile the replay kernels ahead of the first real run (issue 25).
+"""Compile the kernels ahead of the first real run (issue 25).
 
 numba compiles a kernel on its first call and caches the machine code on
 disk (beside the sources, or under ``NUMBA_CACHE_DIR``); a cold cache makes
 the first replay of a large trace pay 15-25 s of compiling on 2 cores
-(KTH-SP2 with ``darshan-cori`` I/O: 16 s of its 25 s). ``opt-sched kernels
---compile`` pays that once, right after the install, by replaying one tiny
-trace (:data:`TINY_SWF`: 120 jobs on 96 machines) under every registered
-scheduler and execution model, without I/O and with I/O, through the
-library's own path (``read_swf``, ``convert_trace``, ``replay``). The kernels
-are thus compiled for exactly the argument types a real replay passes
-them, and the tiny trace reaches the rarely taken paths too: 90 one-machine
-jobs with distinct end times overflow the availability profile's 64 initial
-slices, so the state-growing kernel compiles as well.
+(KTH-SP2 with ``darshan-cori`` I/O: 16 s of its 25 s), and the first
+``gap`` as much (the simulator, the bounds, the portfolio's search).
+``opt-sched kernels --compile`` pays that once, right after the install,
+through the library's own paths, so that the kernels are compiled for
+exactly the argument types real runs pass them:
+
+- **replay**: one tiny trace (:data:`TINY_SWF`: 120 jobs on 96 machines)
+  under every registered scheduler and execution model, without I/O and
+  with I/O (``read_swf``, ``convert_trace``, ``replay``). It reaches the
+  rarely taken paths too: 90 one-machine jobs with distinct end times
+  overflow the availability profile's 64 initial slices, so the
+  state-growing kernel compiles as well;
+- **gap**: the gap table (:func:`~.gap.gap_table`: every default method,
+  the bounds, the auto solver for 1 s) of a two-job IO-SCHED instance
+  (:func:`tiny_instance`), for each objective.
 
 A warm-up that does not apply (a scheduler that refuses the tiny workload,
 a plug-in that fails) is reported and skipped: it only leaves that
@@ -53,17 +59,26 @@ TINY_SWF = _tiny_swf()
 """The warm-up trace (SWF)."""
 
 
+GAP_OBJECTIVES = ("makespan", "max-stretch")
+"""The objectives of the gap warm-ups."""
+
+
 @dataclass(frozen=True)
 class WarmUp:
-    """One tiny replay: ``scheduler`` under ``execution``, with I/O or not."""
+    """One tiny run: a replay of ``method`` (a scheduler) under
+    ``execution``, with I/O or not; or (``kind="gap"``) the gap table of
+    :func:`tiny_instance` for the objective ``method``."""
 
-    scheduler: str
+    method: str
     execution: str
     io: bool
+    kind: str = "replay"
 
     @property
     def label(self) -> str:
-        return f"{self.scheduler}, {'I/O' if self.io else 'no I/O'}, {self.execution}"
+        if self.kind == "gap":
+            return f"gap, {self.method}"
+        return f"{self.method}, {'I/O' if self.io else 'no I/O'}, {self.execution}"
 
 
 @dataclass(frozen=True)
@@ -75,7 +90,7 @@ class WarmUpResult:
     skipped: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {"scheduler": self.warm_up.scheduler,
+        return {"kind": self.warm_up.kind, "method": self.warm_up.method,
                 "execution": self.warm_up.execution, "io": self.warm_up.io,
                 "seconds": round(self.seconds, 3), "skipped": self.skipped}
 
@@ -84,12 +99,23 @@ def warm_ups() -> list[WarmUp]:
     """Every registered scheduler under every registered execution model,
     without I/O (the compute-only kernels) and with I/O (the event loop);
     read from the registries, so a plug-in's scheduler or model is warmed
-    too."""
+    too. Then the gap table, per objective."""
     from ..execution import EXECUTION_MODELS
-    from . import SCHEDULERS
+    from ..scheduling import SCHEDULERS
 
-    return [WarmUp(name, model, io) for io in (False, True)
-            for name in SCHEDULERS for model in EXECUTION_MODELS]
+    return ([WarmUp(name, model, io) for io in (False, True)
+             for name in SCHEDULERS for model in EXECUTION_MODELS]
+            + [WarmUp(objective, "exclusive", True, "gap")
+               for objective in GAP_OBJECTIVES])
+
+
+def tiny_instance() -> object:
+    """Two jobs of two iterations on one 4-node partition (IO-SCHED)."""
+    from ..instance import Instance, Job, Platform
+
+    return Instance("warm-up", Platform.homogeneous(1, nodes=4, bandwidth=1.0),
+                    (Job.periodic("a", 2, 2.0, 3.0, 2, partition=0),
+                     Job.periodic("b", 2, 1.0, 2.0, 2, partition=0)))
 
 
 def _instances(folder: Path) -> dict[bool, object]:
@@ -105,18 +131,24 @@ def _instances(folder: Path) -> dict[bool, object]:
 
 
 def _run(warm_up: WarmUp, instance: object) -> WarmUpResult:
-    """One warm-up; its schedule is validated (a kernel that compiles to a
-    wrong schedule is our bug, not a skip)."""
+    """One warm-up; a replay's schedule is validated (a kernel that
+    compiles to a wrong schedule is our bug, not a skip), and so is every
+    schedule of the gap table (:func:`~.gap.gap_table` validates them)."""
     from ..errors import UserError
+    from ..scheduling import replay
     from ..validation import assert_feasible
-    from . import replay
+    from .gap import gap_table
 
     started = time.perf_counter()
     try:
-        schedule = replay(instance, warm_up.scheduler, warm_up.execution)
+        if warm_up.kind == "gap":
+            gap_table([tiny_instance()], time_limit=1.0, objective=warm_up.method,
+                      progress=False)
+        else:
+            assert_feasible(instance, replay(instance, warm_up.method,
+                                             warm_up.execution))
     except UserError as error:  # the scheduler or model refuses this workload
         return WarmUpResult(warm_up, time.perf_counter() - started, str(error))
-    assert_feasible(instance, schedule)
     return WarmUpResult(warm_up, time.perf_counter() - started)
 
 
