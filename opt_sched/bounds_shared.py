@@ -77,9 +77,10 @@ class SharedRates:
     @classmethod
     def of(cls, spec: ExecutionSpec) -> SharedRates:
         """The limits of ``spec`` (a ``shared`` spec)."""
-        points = parse_eta(spec.eta)
+        options = spec.options
+        points = parse_eta(options.get("eta"))
         eta_bar = max((value for _, value in points), default=1.0)
-        return cls(min(1.0, eta_bar), spec.max_rate, spec.node_rate)
+        return cls(min(1.0, eta_bar), options.get("max_rate"), options.get("node_rate"))
 
     def phase_rate(self, nodes: int, bandwidth: float) -> float:
         """``r_ik``: the fastest one phase of a job on ``nodes`` nodes can

@@ -4,6 +4,7 @@ any model, methods, campaigns and commands with ``--execution``."""
 from __future__ import annotations
 
 import json
+import pickle
 
 import pandas as pd
 import pytest
@@ -181,3 +182,60 @@ def test_cli_generate_replay_simulate_compare_with_shared(tmp_path):
     assert json.loads(done.stdout)["execution"] == "shared"
     done = run_cli("compare", tiny, "--execution", "shared", "--json")
     assert done.returncode == 0, done.stderr
+
+
+# -- a model's own options: declared by the model, nothing listed here ---------------
+class _SlowExclusive:
+    """A stand-in model class declaring one option of its own."""
+
+    name = "slow-exclusive-test"
+
+    def __init__(self, policy: object = None, slowdown: float = 1.0) -> None:
+        self.policy, self.slowdown = policy, slowdown
+
+
+def _slowdown(key: str, value: object) -> float:
+    from opt_sched.execution.option_values import positive_number
+
+    return positive_number(key, value)
+
+
+_SlowExclusive.OPTIONS = {"slowdown": _slowdown}
+
+
+@pytest.fixture
+def slow_model():
+    from opt_sched.execution import EXECUTION_MODELS
+
+    EXECUTION_MODELS[_SlowExclusive.name] = _SlowExclusive
+    yield _SlowExclusive.name
+    del EXECUTION_MODELS[_SlowExclusive.name]
+
+
+def test_a_registered_model_takes_the_options_it_declares(slow_model):
+    spec = ExecutionSpec.parse({"model": slow_model, "slowdown": 3})
+    assert spec == ExecutionSpec(slow_model, slowdown=3.0)
+    assert spec.options == {"slowdown": 3.0}
+    assert spec.label == f"{slow_model}(slowdown=3)"
+    model = spec.build()
+    assert isinstance(model, _SlowExclusive) and model.slowdown == 3.0
+    assert pickle.loads(pickle.dumps(spec)) == spec  # campaign workers get it
+    with pytest.raises(OptionError, match="slowdown=0 must be a positive number"):
+        ExecutionSpec(slow_model, slowdown=0)
+    with pytest.raises(OptionError, match=r"share= applies to the shared model"):
+        ExecutionSpec(slow_model, share="nodes")
+    with pytest.raises(OptionError, match=r"slowdown= applies to the "
+                                          rf"{slow_model} model, not to 'shared'"):
+        ExecutionSpec("shared", slowdown=2)
+    with pytest.raises(OptionError, match=r"speed=2 is not an option \(known: "
+                                          r"model, slowdown\)"):
+        ExecutionSpec(slow_model, speed=2)
+
+
+def test_a_campaign_names_a_model_with_its_own_options(slow_model):
+    data = {"name": "x", "execution": {"model": slow_model, "slowdown": 2},
+            "groups": [{"name": "g", "methods": ["easy"], "instances": [
+                {"generator": "goponenko", "workload": 1, "nodes": 32,
+                 "repeats": 1}]}]}
+    task = parse_spec(data).tasks[0]
+    assert dict(task.execution) == {"model": slow_model, "slowdown": 2.0}

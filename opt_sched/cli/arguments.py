@@ -156,7 +156,7 @@ def execution_spec(args: argparse.Namespace):
                               f"shared")
         return None
     return ExecutionSpec(args.execution, share=args.share, max_rate=args.max_rate,
-                         node_rate=args.node_rate, eta=args.eta)
+                         node_rate=args.node_rate, eta=args.eta)  # None: not given
 
 
 def add_table_options(parser: argparse.ArgumentParser) -> None:

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from ..errors import OptionError
 from ..instance import Instance
 from . import shared_kernel as sk
 from .base import JobPhases
+from .option_values import number_text, positive_number
 from .stepping import take_pending
 
 __all__ = ["RateRecord", "Shared", "parse_eta"]
@@ -111,6 +113,21 @@ def parse_eta(eta: object) -> tuple[tuple[float, float], ...]:
     return tuple(out)
 
 
+def share_rule(key: str, value: object) -> str:
+    """The ``share`` option: one of :data:`SHARE_RULES`."""
+    if value not in SHARE_RULES:
+        raise OptionError(f"execution {key}={value!r} is not one of "
+                          f"{', '.join(SHARE_RULES)}")
+    return str(value)
+
+
+def eta_text(key: str, value: object) -> str | None:
+    """The ``eta`` option in canonical text, ``"1:1,4:0.8"`` (``None``: no
+    point, no congestion)."""
+    points = parse_eta(value)
+    return ",".join(f"{number_text(m)}:{number_text(e)}" for m, e in points) or None
+
+
 class Shared:
     """Bandwidth sharing on every I/O node (see the module docstring).
 
@@ -132,6 +149,12 @@ class Shared:
     """
 
     name = "shared"
+    OPTIONS: ClassVar[Mapping[str, Callable[[str, object], object]]] = {
+        "share": share_rule, "max_rate": positive_number,
+        "node_rate": positive_number, "eta": eta_text}
+    """The options an :class:`~opt_sched.execution.options.ExecutionSpec`
+    of this model takes, in canonical order: name -> check and canonical
+    form."""
 
     def __init__(self, share: str = "equal", max_rate: float | None = None,
                  eta: object = None, policy: object = None,
