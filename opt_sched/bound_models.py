@@ -31,6 +31,9 @@ edf-bisection
 propagated-edf           max-stretch         exclusive
 alone, io-srpt, ...      flow objectives     exclusive, shared
 (with reservations)      flow / window       exclusive
+interval-lp              mean flow / window  exclusive
+split-srpt, ...,         window              exclusive
+beside-knapsack
 exact-solver             any                 exclusive
 =======================  ==================  ====================
 """
@@ -40,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from . import bounds, bounds_flow, bounds_shared, bounds_stretch
+from . import bounds, bounds_flow, bounds_shared, bounds_stretch, bounds_window_lp
 from .execution.options import ExecutionSpec
 from .instance import Instance
 from .objectives import FLOW_OBJECTIVES, check_objective
@@ -58,6 +61,7 @@ __all__ = [
     "exact_bound_holds",
     "flow_bounds_under",
     "holds",
+    "interval_lp_holds",
     "makespan_bounds_under",
     "max_stretch_bounds_under",
     "model_name",
@@ -243,6 +247,12 @@ def best_bound_under(instance: Instance, objective: str, execution: object = Non
         return ModelBound(None, None, name)
     best = max(found, key=found.__getitem__)
     return ModelBound(found[best], best, name)
+
+
+def interval_lp_holds(execution: object = None) -> bool:
+    """Whether the window's interval-indexed LP bound holds under
+    ``execution`` (:data:`opt_sched.bounds_window_lp.HOLDS_UNDER`)."""
+    return holds(bounds_window_lp.HOLDS_UNDER, "interval-lp", execution)
 
 
 def exact_bound_holds(execution: object = None) -> bool:

@@ -55,7 +55,15 @@ from .instance import Instance
 from .rate_profile import srpt_completions
 from .reservations import Reservations
 
-__all__ = ["split_mean_flow_bound"]
+__all__ = ["HOLDS_UNDER", "beside_mean_flow_bound", "exclusive_mean_flow_bound",
+           "exclusive_stretch_bound", "split_mean_flow_bound"]
+
+HOLDS_UNDER: dict[str, frozenset[str]] = {
+    name: frozenset({"exclusive"})
+    for name in ("split-srpt", "exclusive-srpt", "exclusive-edf", "beside-knapsack")}
+"""With reservations every bound here is proven under ``exclusive`` only
+(``ect_i`` fits the I/O phases between the reserved busy intervals, a node
+busy at full bandwidth), as :data:`opt_sched.bounds_flow.HOLDS_UNDER_RESERVED`."""
 
 _SETS = (0, 1, 2, 3)  # alone, last I/O phase, whole volume, node area
 
@@ -309,3 +317,101 @@ def exclusive_stretch_bound(instance: Instance, lower: float, upper: float, *,
         else:
             hi = mid
     return {"exclusive-edf": lo}
+
+
+# -- a job and what runs beside it (the knapsack at one instant) --------------------
+def _beside_penalty(tau: np.ndarray, cap: np.ndarray, est: np.ndarray,
+                    ect: np.ndarray, length: np.ndarray, nodes: np.ndarray,
+                    capacity: int) -> np.ndarray:
+    """For each instant ``tau`` (shape ``(m,)``) with ``cap`` nodes left
+    beside the fixed job: the least total penalty of the other jobs, a 0/1
+    knapsack solved exactly (dynamic programme over the nodes). A job with
+    ``est_i <= tau < ect_i`` either runs at ``tau`` (``Q_i`` of ``cap``, no
+    penalty) or starts after ``tau`` (penalty ``(tau + T_i - ect_i)^+``);
+    any other job pays nothing."""
+    t = tau[:, None]
+    active = (est[None, :] <= t) & (ect[None, :] > t) & (length[None, :] > 0)
+    penalty = np.where(active, np.maximum(t + length[None, :] - ect[None, :], 0.0),
+                       0.0)
+    m = len(tau)
+    saved = np.zeros((m, capacity + 1))
+    for i in range(len(nodes)):
+        q = int(nodes[i])
+        if not active[:, i].any() or q > capacity:
+            continue
+        gain = penalty[:, i][:, None]
+        if q == 0:
+            saved += gain
+            continue
+        shifted = saved[:, :-q] + gain
+        saved[:, q:] = np.maximum(saved[:, q:], shifted)
+    room = np.clip(cap.astype(int), 0, capacity)
+    return penalty.sum(axis=1) - saved[np.arange(m), room]
+
+
+def beside_mean_flow_bound(instance: Instance, *,
+                           reservations: Reservations | None = None,
+                           max_steps: int = 200_000) -> dict[str, float]:
+    """``{"beside-knapsack": bound}`` on the mean flow time
+    (``models/mean-flow-lp.md``, "A job and what runs beside it"): for a job
+    ``j`` and every start ``S_j`` in ``[s, s + T_j/2)``, ``j`` runs at
+    ``tau = s + T_j/2`` (and just before ``s + T_j``), so the other jobs
+    running then hold at most ``f(tau) - Q_j`` nodes (``f`` the nodes free
+    of the holds); each other job completes before ``tau`` (only if
+    ``ect_i <= tau``), runs at ``tau`` or starts after it (``C_i >= tau + T_i``);
+    a 0/1 knapsack gives the least extra over ``sum ect_i``.
+    ``sum C_i >= min over s`` of that, ``s`` from ``est_j`` in steps
+    ``T_j/2`` until ``j``'s own delay alone passes the least so far (or
+    ``max_steps`` steps, the rest counted by that delay alone). The best
+    ``j``. One partition, no dependencies (empty otherwise)."""
+    if instance.platform.num_partitions != 1 or instance.has_dependencies:
+        return {}
+    jobs = _jobs(instance, reservations)
+    n = len(jobs)
+    if n < 2:
+        return {}
+    capacity = instance.platform.partitions[0].nodes
+    rate = (reservations.node_profile(capacity) if reservations is not None
+            else None)
+    est = np.array([job.est for job in jobs])
+    ect = np.array([job.ect for job in jobs])
+    length = np.array([job.length for job in jobs])
+    nodes = np.array([job.nodes for job in jobs], float)
+    base = math.fsum(ect.tolist())
+
+    def free(t: np.ndarray) -> np.ndarray:
+        if rate is None:
+            return np.full(t.shape, float(capacity))
+        k = np.clip(np.searchsorted(rate.starts, t, side="right") - 1, 0, None)
+        return rate.rates[k]
+
+    best = base
+    steps_left = max_steps
+    for j in sorted(range(n), key=lambda i: -nodes[i]):
+        if length[j] <= 0 or steps_left <= 0:
+            continue
+        keep = np.arange(n) != j
+        half = length[j] / 2
+        least = math.inf
+        start = est[j]
+        while steps_left > 0:
+            m = min(2048, steps_left)
+            steps_left -= m
+            s = start + half * np.arange(m)
+            own = base - ect[j] + np.maximum(ect[j], s + length[j])
+            extra = np.zeros(m)
+            for tau in (s + half, s + length[j] * (1 - 1e-9)):
+                cap = np.maximum(free(tau) - nodes[j], 0.0)
+                extra = np.maximum(extra, _beside_penalty(
+                    tau, cap, est[keep], ect[keep], length[keep], nodes[keep],
+                    capacity))
+            least = min(least, float((own + extra).min()))
+            start = start + half * m
+            tail = base - ect[j] + max(ect[j], start + length[j])
+            if tail >= least:
+                break
+        else:
+            least = min(least, base - ect[j] + max(ect[j], start + length[j]))
+        best = max(best, least)
+    releases = math.fsum(job.release for job in jobs)
+    return {"beside-knapsack": (best - releases) / n}

@@ -10,11 +10,18 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
 - list policies: the jobs by a priority (FCFS ``r_i``; SPT ``T_i``; smallest
   area ``Q_i T_i``; LPT ``-T_i``; widest first ``-Q_i``; stretch deadlines
   ``r_i + k T_i`` for ``k`` in :data:`DEADLINE_FACTORS`), each strict (no
-  job passes an earlier one), greedy (any job that fits starts) and EASY
-  (backfilling with the true lengths), the I/O served first come;
-- a local search from the best of those: swap two neighbours in the
-  priority order, keep the swap if the objective drops, until a pass finds
-  nothing or the time is up.
+  job passes an earlier one), greedy (any job that fits starts), EASY
+  (backfilling with the true lengths) and clairvoyant EASY (the head may
+  be a job not released yet), the I/O served first come;
+- the three best of those again with the ``short-wait`` I/O rule (the
+  shortest ready operation first, the node left idle for a short operation
+  about to be ready, :func:`opt_sched.exact.hpc_io.earliest.simulate`);
+- a local search from the best of those, in its mode: for half the time,
+  move a job drawn with odds its delay over its completion alone
+  (``C_i - ect_i``, :mod:`opt_sched.bounds_flow`) to a random earlier rank
+  (a seeded draw; how far it gets depends on the time); then swap two
+  neighbours in the priority order; a move is kept if the objective drops,
+  until a pass finds nothing or the time is up.
 
 :func:`best_heuristic` returns the best for one objective.
 """
@@ -22,10 +29,12 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..bounds_flow import _jobs
 from ..exact.hpc_io.earliest import (
     MODES,
     Plan,
@@ -91,8 +100,10 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     lengths = [job.length(instance.bandwidth_of(job)) for job in instance.jobs]
     n = len(plans)
 
-    def run(order: Sequence[int], io_order=None, mode: str = "strict"):
-        timing = simulate(plans, capacity, res, order, io_order, mode=mode)
+    def run(order: Sequence[int], io_order=None, mode: str = "strict",
+            io_rule: str = "fifo"):
+        timing = simulate(plans, capacity, res, order, io_order, mode=mode,
+                          io_rule=io_rule)
         if timing is None:
             return math.inf, None
         return timing_value(plans, lengths, timing, objective), timing
@@ -103,15 +114,40 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
            for job in instance.jobs]
     order, io_order = orders_of(starts, ops)
     value, timing = run(order, io_order)
-    best = ("online-left-shift", value, timing, order, "strict")
+    best = ("online-left-shift", value, timing, order, "strict", "fifo")
+    tried = []
     for name, key in _priorities(window, lengths).items():
         ranked = sorted(range(n), key=key)
         for mode in MODES:
             value, timing = run(ranked, None, mode)
+            tried.append((value, f"{name}-{mode}", ranked, mode))
             if value < best[1]:
-                best = (f"{name}-{mode}", value, timing, ranked, mode)
-    name, value, timing, order, mode = best
+                best = (f"{name}-{mode}", value, timing, ranked, mode, "fifo")
+    for _, label, ranked, mode in sorted(tried, key=lambda x: x[0])[:3]:
+        value, timing = run(ranked, None, mode, "short-wait")
+        if value < best[1]:
+            best = (f"{label}-short-wait", value, timing, ranked, mode, "short-wait")
+    name, value, timing, order, mode, io_rule = best
     stop = time.perf_counter() + search_seconds
+    # moves: a job that waited, weighted by its wait, to an earlier rank
+    rng = random.Random(0)
+    alone = [job.ect for job in _jobs(instance, res)]
+    moves = 0
+    halfway = time.perf_counter() + search_seconds / 2
+    while timing is not None and n > 1 and time.perf_counter() < halfway:
+        waits = [max(0.0, c - e) + 1e-9 for c, e in zip(timing.completion, alone)]
+        i = rng.choices(range(n), weights=waits)[0]
+        k = order.index(i)
+        if k == 0:
+            continue
+        trial = list(order)
+        trial.insert(rng.randrange(k), trial.pop(k))
+        trial_value, trial_timing = run(trial, None, mode, io_rule)
+        if trial_value < value - 1e-9 * max(1.0, abs(value)):
+            order, value, timing = trial, trial_value, trial_timing
+            moves += 1
+    if moves:
+        name += f"+{moves}-moves"
     improved = True
     swaps = 0
     while improved and time.perf_counter() < stop:
@@ -121,7 +157,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
                 break
             trial = list(order)
             trial[k], trial[k + 1] = trial[k + 1], trial[k]
-            trial_value, trial_timing = run(trial, None, mode)
+            trial_value, trial_timing = run(trial, None, mode, io_rule)
             if trial_value < value - 1e-9 * max(1.0, abs(value)):
                 order, value, timing = trial, trial_value, trial_timing
                 improved = True

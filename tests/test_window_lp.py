@@ -1,0 +1,270 @@
+"""The knapsack and interval-indexed LP bounds on a window's mean flow time
+(``models/mean-flow-lp.md``), the ``short-wait`` I/O rule and clairvoyant
+EASY (``easy-ahead``) of the window schedules: every bound <= the
+brute-force optimum with the reservations (for the LP, with its own
+multipliers and with any multipliers >= 0), the online value >= the bound,
+and every schedule passes the validator."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from opt_sched import Instance, Job, Platform
+from opt_sched.bounds_flow import flow_bounds
+from opt_sched.bounds_window_lp import (
+    _lp_data,
+    interval_lp_mean_flow_bound,
+    lagrangian_bound,
+)
+from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
+from opt_sched.exact.hpc_io.earliest import (
+    IO_RULES,
+    MODES,
+    plans_of,
+    simulate,
+    to_schedule,
+)
+from opt_sched.experiments.window_instance import extract_window
+from opt_sched.experiments.window_schedules import best_heuristic, timing_value
+from opt_sched.objectives import meets_bound, objective_value
+from opt_sched.scheduling import replay
+from opt_sched.validation import assert_feasible
+
+from .online_helpers import online_workloads
+
+DATA = Path(__file__).parent / "data" / "traces"
+SLOW = settings(max_examples=25, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                       HealthCheck.filter_too_much])
+
+
+def _no_deps(instance: Instance) -> Instance:
+    return Instance(instance.name, instance.platform,
+                    tuple(Job(j.id, j.nodes, j.compute, j.io_volume, release=j.release,
+                              walltime=j.walltime) for j in instance.jobs))
+
+
+def _small_window(instance: Instance, data):
+    instance = _no_deps(instance)
+    schedule = replay(instance, "easy")
+    start = data.draw(st.integers(0, instance.num_jobs - 1))
+    count = data.draw(st.integers(1, min(4, instance.num_jobs - start)))
+    mode = data.draw(st.sampled_from(["state", "consecutive"]))
+    return extract_window(instance, schedule, start, count, mode=mode)
+
+
+@SLOW
+@given(online_workloads(max_jobs=7), st.data())
+def test_lp_bound_below_the_brute_force_optimum(instance: Instance, data) -> None:
+    """The LP bound (HiGHS in its subprocess, the multipliers checked here)
+    <= the optimum; >= ``alone``; <= the online value."""
+    window = _small_window(instance, data)
+    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
+        return
+    optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
+                                    reservations=window.reservations)
+    horizon = data.draw(st.sampled_from([None, 5.0, 20.0, 100.0]))
+    found = interval_lp_mean_flow_bound(window.instance,
+                                        reservations=window.reservations,
+                                        time_limit=2.0, horizon=horizon)
+    assert set(found) == {"interval-lp"}
+    bound = found["interval-lp"]
+    assert meets_bound(bound, optimum), (bound, optimum)
+    alone = flow_bounds(window.instance, "mean-flow-time",
+                        reservations=window.reservations)["alone"]
+    assert bound >= alone - 1e-9 * max(1.0, abs(alone))
+    online = objective_value(window.instance, window.schedule, "mean-flow-time")
+    assert meets_bound(bound, online)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.filter_too_much])
+@given(online_workloads(max_jobs=7), st.data())
+def test_any_multipliers_give_a_valid_bound(instance: Instance, data) -> None:
+    """Weak duality: every row is valid, so any ``lambda >= 0`` on any rows
+    gives a bound <= the optimum (this checks the coefficients themselves,
+    whatever the LP solver proposes)."""
+    window = _small_window(instance, data)
+    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
+        return
+    optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
+                                    reservations=window.reservations)
+    horizon = data.draw(st.sampled_from([None, 3.0, 10.0, 40.0]))
+    lp = _lp_data(window.instance, window.reservations, horizon)
+    g = len(lp["grid"])
+    if g < 2:
+        return
+    seed = data.draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(30):
+        s, t = sorted(rng.choice(g, size=2, replace=False).tolist())
+        rows.append((int(rng.integers(0, 2)), s, t))
+    rows_arr = np.array(rows, int)
+    for scale in (0.01, 0.3, 3.0):
+        lam = rng.exponential(scale, size=len(rows)) * (rng.random(len(rows)) < 0.5)
+        total = lagrangian_bound(lp, rows_arr, lam)
+        n = window.instance.num_jobs
+        bound = (total - float(lp["releases"].sum())) / n
+        assert meets_bound(bound, optimum), (bound, optimum, scale)
+
+
+def test_lp_sees_the_contiguous_jobs() -> None:
+    """P = 2: a job of 2 nodes and length 1 and one of 2 nodes and length 8,
+    both released at 0, never run together; ``alone`` counts (1 + 8) / 2.
+    The LP's node rows see that the two cannot both complete at their
+    ``ect``: its bound is above ``alone`` and at most the optimum."""
+    jobs = (Job("a", 2, (1.0,), (0.0,)), Job("b", 2, (8.0,), (0.0,)))
+    instance = Instance("pair", Platform.homogeneous(1, 2, 1.0), jobs)
+    optimum, _ = brute_force_hpc_io(instance, "mean-flow-time")
+    alone = flow_bounds(instance, "mean-flow-time")["alone"]
+    bound = interval_lp_mean_flow_bound(instance, time_limit=2.0,
+                                        horizon=12.0)["interval-lp"]
+    assert alone < bound
+    assert meets_bound(bound, optimum)
+
+
+def test_lp_bound_below_online_on_kth_windows() -> None:
+    """The online value >= the LP bound on windows of the KTH-SP2 head."""
+    from opt_sched.traces import convert_trace, read_swf
+
+    trace, _ = read_swf(DATA / "kth-sp2-head.swf")
+    instance = convert_trace(trace, "darshan-cori", seed=0, alpha=0.5).instance
+    schedule = replay(instance, "easy")
+    for start in (5, 15, 25):
+        window = extract_window(instance, schedule, start, 10)
+        found = interval_lp_mean_flow_bound(window.instance,
+                                            reservations=window.reservations,
+                                            time_limit=3.0)
+        online = objective_value(window.instance, window.schedule, "mean-flow-time")
+        assert meets_bound(found["interval-lp"], online)
+
+
+def _seeded(seed: int, n: int = 8) -> Instance:
+    rng = random.Random(seed)
+    jobs = []
+    for i in range(n):
+        phases = rng.choice([1, 2, 3])
+        compute = tuple(float(rng.randint(0, 5)) for _ in range(phases))
+        volume = tuple(float(rng.choice([0, 0.5, 1, 4])) for _ in range(phases))
+        if sum(compute) + sum(volume) == 0:
+            compute = (1.0, *compute[1:])
+        jobs.append(Job(f"j{i}", rng.randint(1, 4), compute, volume,
+                        release=float(rng.randint(0, 6)), walltime=50.0))
+    jobs.sort(key=lambda job: job.release)
+    return Instance("seeded", Platform.homogeneous(1, 4, 1.0), tuple(jobs))
+
+
+def test_short_wait_schedules_are_feasible() -> None:
+    """Every simulated schedule under ``short-wait`` (every mode) and the
+    best heuristic pass the validator with the reservations."""
+    for seed in range(8):
+        instance = _seeded(seed)
+        schedule = replay(instance, "easy")
+        window = extract_window(instance, schedule, 2, 5)
+        plans = plans_of(window.instance)
+        nodes = window.instance.platform.partitions[0].nodes
+        lengths = [j.length(window.instance.bandwidth_of(j))
+                   for j in window.instance.jobs]
+        order = sorted(range(len(plans)), key=lambda i: lengths[i])
+        for mode in MODES:
+            for rule in IO_RULES:
+                timing = simulate(plans, nodes, window.reservations, order, mode=mode,
+                                  io_rule=rule)
+                assert timing is not None
+                found = to_schedule(window.instance, timing, rule)
+                assert_feasible(*window.with_running(found),
+                                resolution=window.resolution)
+                assert timing_value(plans, lengths, timing, "mean-flow-time") == \
+                    objective_value(window.instance, found, "mean-flow-time")
+        heuristic = best_heuristic(window, "mean-flow-time", search_seconds=0.2)
+        assert_feasible(*window.with_running(heuristic.schedule))
+
+
+def test_short_wait_idles_for_a_short_operation() -> None:
+    """One I/O node: job a (1 node) does a 10 s I/O at time 0; job b (1
+    node) computes 1 s then does 1 s of I/O. ``fifo`` starts a's I/O at 0,
+    b waits until 10 (mean flow (10 + 11) / 2); ``short-wait`` idles until
+    1, b's I/O runs [1, 2), a's [2, 12) (mean flow (12 + 2) / 2)."""
+    jobs = (Job("a", 1, (0.0,), (10.0,)), Job("b", 1, (1.0,), (1.0,)))
+    instance = Instance("idle", Platform.homogeneous(1, 2, 1.0), jobs)
+    plans = plans_of(instance)
+    from opt_sched.reservations import Reservations
+
+    values = {}
+    for rule in IO_RULES:
+        timing = simulate(plans, 2, Reservations(), [0, 1], mode="greedy",
+                          io_rule=rule)
+        schedule = to_schedule(instance, timing, rule)
+        assert_feasible(instance, schedule)
+        values[rule] = objective_value(instance, schedule, "mean-flow-time")
+    assert values["fifo"] == (10 + 11) / 2
+    assert values["short-wait"] == (12 + 2) / 2
+
+
+# -- a job and what runs beside it ----------------------------------------------
+@SLOW
+@given(online_workloads(max_jobs=7), st.data())
+def test_beside_bound_below_the_brute_force_optimum(instance: Instance, data) -> None:
+    """The knapsack bound <= the optimum with the reservations; >= ``alone``;
+    <= the online value."""
+    from opt_sched.bounds_window import beside_mean_flow_bound
+
+    window = _small_window(instance, data)
+    found = beside_mean_flow_bound(window.instance, reservations=window.reservations)
+    alone = flow_bounds(window.instance, "mean-flow-time",
+                        reservations=window.reservations)["alone"]
+    online = objective_value(window.instance, window.schedule, "mean-flow-time")
+    for value in found.values():
+        assert value >= alone - 1e-9 * max(1.0, abs(alone))
+        assert meets_bound(value, online)
+    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6 \
+            or not found:
+        return
+    optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
+                                    reservations=window.reservations)
+    assert meets_bound(found["beside-knapsack"], optimum), (found, optimum)
+
+
+def test_beside_bound_by_hand() -> None:
+    """P = 4: a (3 nodes, length 1) and b (2 nodes, length 10), released at
+    0, never run together. ``alone`` counts (1 + 10) / 2; while a runs, b
+    cannot, so the knapsack sees b start after a: the bound reaches the
+    brute-force optimum."""
+    from opt_sched.bounds_window import beside_mean_flow_bound
+
+    jobs = (Job("a", 3, (1.0,), (0.0,)), Job("b", 2, (10.0,), (0.0,)))
+    instance = Instance("pair", Platform.homogeneous(1, 4, 1.0), jobs)
+    optimum, _ = brute_force_hpc_io(instance, "mean-flow-time")
+    alone = flow_bounds(instance, "mean-flow-time")["alone"]
+    bound = beside_mean_flow_bound(instance)["beside-knapsack"]
+    assert alone < bound
+    assert meets_bound(bound, optimum)
+    assert bound >= optimum * (1 - 1e-6)
+
+
+def test_easy_ahead_reserves_for_a_job_not_released_yet() -> None:
+    """P = 2: a (1 node, 10 s, released 0), b (2 nodes, 1 s, released 1),
+    order [b, a]. EASY starts a at 0 (b is not released), b waits until 10:
+    flows 10 and 10. Clairvoyant EASY makes b the head, its 2 nodes
+    reserved from 1; a (ending at 10, after that) waits: b runs [1, 2), a
+    [2, 12): flows 1 and 12."""
+    from opt_sched.reservations import Reservations
+
+    jobs = (Job("a", 1, (10.0,), (0.0,)), Job("b", 2, (1.0,), (0.0,), release=1.0))
+    instance = Instance("ahead", Platform.homogeneous(1, 2, 1.0), jobs)
+    plans = plans_of(instance)
+    values = {}
+    for mode in ("easy", "easy-ahead"):
+        timing = simulate(plans, 2, Reservations(), [1, 0], mode=mode)
+        schedule = to_schedule(instance, timing, mode)
+        assert_feasible(instance, schedule)
+        values[mode] = objective_value(instance, schedule, "mean-flow-time")
+    assert values["easy"] == (10 + 10) / 2
+    assert values["easy-ahead"] == (1 + 12) / 2
