@@ -23,18 +23,21 @@ class PythonConservative(BlockScheduler):
     """Every waiting job holds a reservation at its first fit (it starts
     when that fit starts now). After a job end the reservations are
     compressed: each job is placed again, in queue order, the jobs behind
-    it keeping theirs meanwhile. Otherwise only the jobs without a
-    reservation (the new ones) are placed."""
+    it keeping theirs meanwhile; so too when the reservations were dropped
+    (``stale``: one could not be kept, a job ran past its estimate).
+    Otherwise only the jobs submitted since the last pass are placed -- not
+    every job without a reservation: a job that never fits (its machines
+    held by a job of unknown length) waits for the next end, as in
+    batsched."""
 
     name = "python-conservative"
 
     def schedule(self, now: float, blocks: Blocks) -> None:
         for partition in range(blocks.partitions):
-            queue = blocks.queue(partition)
-            if blocks.ended(partition):
-                blocks.place(queue)
+            if blocks.ended(partition) or blocks.stale(partition):
+                blocks.place(blocks.queue(partition))
             else:
-                blocks.place(queue[~blocks.has_reservation(queue)])
+                blocks.place(blocks.released(partition))
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ from ..schedule import MachineSet
 __all__ = ["API_VERSION", "Cluster", "JobTable", "RunningJob", "Scheduler", "Start",
            "job_table"]
 
-API_VERSION = "1.0"
+API_VERSION = "1.1"
 """The version of the scheduler API, ``"MAJOR.MINOR"``: this module's
 :class:`Scheduler` protocol, :class:`Start`, :class:`JobTable`,
 :class:`Cluster`, :class:`RunningJob`, the engine's calls and checks, and

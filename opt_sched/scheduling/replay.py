@@ -44,7 +44,11 @@ __all__ = ["replay"]
 class _Cluster:
     """The engine's machine state; schedulers read it through
     :class:`~opt_sched.scheduling.base.Cluster`. The free machines of a
-    partition are one Python ``int`` (bit ``m`` set: machine ``m`` free)."""
+    partition are one Python ``int`` (bit ``m`` set: machine ``m`` free).
+    The :class:`~opt_sched.scheduling.base.RunningJob` objects of
+    :attr:`running` are made when a scheduler first reads it, and kept up to
+    date from then on: a scheduler that never reads it does not pay for
+    them."""
 
     def __init__(self, instance: Instance) -> None:
         parts = instance.platform.partitions
@@ -52,7 +56,10 @@ class _Cluster:
         self._bands = [p.bandwidth for p in parts]
         self._free = [(1 << p.nodes) - 1 for p in parts]
         self._free_count = list(self._sizes)
-        self._running: dict[int, RunningJob] = {}
+        self._running: dict[int, RunningJob] | None = None
+        # each running job, in start order: (partition, machines, their bit
+        # set, start, estimated end, how many)
+        self._held: dict[int, tuple[int, MachineSet, int, float, float, int]] = {}
         self._waiting: dict[int, None] = {}
 
     @property
@@ -73,6 +80,9 @@ class _Cluster:
 
     @property
     def running(self) -> dict[int, RunningJob]:
+        if self._running is None:
+            self._running = {j: RunningJob(j, k, m, s, e)
+                             for j, (k, m, _, s, e, _) in self._held.items()}
         return self._running
 
     @property
@@ -85,7 +95,7 @@ class _Cluster:
         k = start.partition
         job = start.job
         if job not in self._waiting:
-            state = "is running" if job in self._running else "is not submitted"
+            state = "is running" if job in self._held else "is not submitted"
             raise InternalError(f"scheduler {name!r} started job {ids[job]!r} at "
                                 f"t={now:g} but it {state}")
         if not 0 <= k < len(self._sizes):
@@ -109,14 +119,17 @@ class _Cluster:
         self._free[k] = free & ~mask
         self._free_count[k] -= nodes
         del self._waiting[job]
-        self._running[job] = RunningJob(job, k, held, now, now + estimate)
+        self._held[job] = (k, held, mask, now, now + estimate, nodes)
+        if self._running is not None:
+            self._running[job] = RunningJob(job, k, held, now, now + estimate)
         return held
 
-    def release(self, job: int) -> RunningJob:
-        run = self._running.pop(job)
-        self._free[run.partition] |= run.machines.mask()
-        self._free_count[run.partition] += len(run.machines)
-        return run
+    def release(self, job: int) -> None:
+        k, _, mask, _, _, nodes = self._held.pop(job)
+        self._free[k] |= mask
+        self._free_count[k] += nodes
+        if self._running is not None:
+            del self._running[job]
 
 
 def _checked_machines(machines: Sequence[int], size: int, nodes: int, free: int
@@ -126,17 +139,25 @@ def _checked_machines(machines: Sequence[int], size: int, nodes: int, free: int
     a partition of ``size`` machines."""
     if isinstance(machines, MachineSet):
         held = machines
-        if held.runs and held.runs[-1][1] > size:
+        bounds = held._bounds  # its runs, flat: low, high, low, high, ...
+        if bounds and bounds[-1] > size:
             return None, 0
-    else:
-        try:
-            numbers = [operator.index(m) for m in machines]
-        except TypeError:
+        mask = count = 0
+        for i in range(0, len(bounds), 2):
+            width = bounds[i + 1] - bounds[i]
+            mask |= ((1 << width) - 1) << bounds[i]
+            count += width
+        if count != nodes or free & mask != mask:
             return None, 0
-        if len(numbers) != nodes or len(set(numbers)) != nodes or any(
-                not 0 <= m < size for m in numbers):
-            return None, 0
-        held = MachineSet.from_machines(numbers)
+        return held, mask
+    try:
+        numbers = [operator.index(m) for m in machines]
+    except TypeError:
+        return None, 0
+    if len(numbers) != nodes or len(set(numbers)) != nodes or any(
+            not 0 <= m < size for m in numbers):
+        return None, 0
+    held = MachineSet.from_machines(numbers)
     mask = held.mask()
     if len(held) != nodes or free & mask != mask:
         return None, 0
@@ -199,7 +220,13 @@ def _run_stepped(sched: Scheduler, model, jobs, cluster: _Cluster, name: str,
                  kill_at_walltime: bool,
                  progress: Callable[[int, int], None] | None, report_every: int):
     """The event loop, one Python call per event: ``(machines held, partition
-    of each job, killed_at)``."""
+    of each job, killed_at)``.
+
+    When the model has nothing to simulate (no job does I/O: its
+    ``job_lengths()`` are known), the loop runs the jobs itself as delays --
+    a heap of ``(end, job)``, ties in job order, as the model does -- and
+    the model adopts the starts and kills at the end, as after the fused
+    loop: no model call per event."""
     n = len(jobs)
     waiting_preds = [len(a) for a in jobs.after]
     successors: list[list[int]] = [[] for _ in range(n)]
@@ -216,6 +243,16 @@ def _run_stepped(sched: Scheduler, model, jobs, cluster: _Cluster, name: str,
     parts = [0] * n
     killed_at: dict[int, float] = {}
     ended_count = 0
+    running = cluster._held  # the running jobs (cluster.running, without objects)
+    lengths = getattr(model, "job_lengths", None)
+    length = lengths() if lengths is not None and hasattr(model, "adopt") else None
+    delays = None if length is None else length.tolist()
+    ends: list[tuple[float, int]] = []  # with delays: (end, job) of the running jobs
+    start_t = [math.nan] * n
+
+    complete, submitted, decide = sched.complete, sched.submit, sched.decide
+    next_wakeup = sched.next_wakeup
+    push, pop = heapq.heappush, heapq.heappop
 
     def end(t: float, ended: Sequence[int], killed: bool) -> None:
         nonlocal ended_count
@@ -223,7 +260,7 @@ def _run_stepped(sched: Scheduler, model, jobs, cluster: _Cluster, name: str,
             cluster.release(j)
             if killed:
                 killed_at[j] = t
-            sched.complete(t, j, killed)
+            complete(t, j, killed)
             ended_count += 1
             if progress is not None and ended_count % report_every == 0:
                 progress(ended_count, n)
@@ -232,48 +269,84 @@ def _run_stepped(sched: Scheduler, model, jobs, cluster: _Cluster, name: str,
                 if not waiting_preds[s]:
                     heapq.heappush(arrivals, (max(submit[s], t), s))
 
+    def ending_at(t: float) -> list[int]:
+        """With delays: pop the running jobs that end at ``t`` (none ends
+        earlier)."""
+        out = []
+        while ends and (ends[0][0] == t or ends[0][1] not in running):
+            j = pop(ends)[1]
+            if j in running:
+                out.append(j)
+        return out
+
     t = -math.inf
     while ended_count < n:
-        while kills and kills[0][1] not in cluster.running:
-            heapq.heappop(kills)
-        until = min(arrivals[0][0] if arrivals else math.inf,
-                    kills[0][0] if kills else math.inf)
-        wake = sched.next_wakeup(t)
+        while kills and kills[0][1] not in running:
+            pop(kills)
+        until = arrivals[0][0] if arrivals else math.inf
+        if kills and kills[0][0] < until:
+            until = kills[0][0]
+        wake = next_wakeup(t)
         if t < wake < until:
             until = wake
-        if until == math.inf and model.next_time() == math.inf:
+        if delays is not None:
+            while ends and ends[0][1] not in running:
+                pop(ends)
+            first = ends[0][0] if ends else math.inf
+        else:
+            first = model.next_time()
+        if until == math.inf and first == math.inf:
             left = [jobs.ids[j] for j in cluster.waiting]
             raise InternalError(
                 f"scheduler {name!r} left {n - ended_count} jobs unfinished "
                 f"(waiting: {left[:5]!r}) with nothing left to happen")
-        t, ended = model.advance(until)
-        end(t, ended, killed=False)
+        if delays is None:
+            t, ended = model.advance(until)
+        elif first <= until:
+            t = first
+            ended = ending_at(t)
+        else:
+            t, ended = until, ()
+        if ended:
+            end(t, ended, False)
         while kills and kills[0][0] <= t:
-            _, j = heapq.heappop(kills)
-            if j in cluster.running:
-                model.kill(t, j)
-                end(t, (j,), killed=True)
+            _, j = pop(kills)
+            if j in running:
+                if delays is None:
+                    model.kill(t, j)
+                end(t, (j,), True)
         while arrivals and arrivals[0][0] <= t:
-            _, i = heapq.heappop(arrivals)
+            _, i = pop(arrivals)
             cluster._waiting[i] = None
-            sched.submit(t, i)
+            submitted(t, i)
         while True:
-            for start in sched.decide(t):
+            for start in decide(t):
                 j = start.job
                 held[j] = cluster.take(start, nodes[j], t, estimates[j], name,
                                        jobs.ids)
                 parts[j] = start.partition
-                model.start(t, j, start.partition)
+                if delays is None:
+                    model.start(t, j, start.partition)
+                else:
+                    start_t[j] = t
+                    push(ends, (t + delays[j], j))
                 if kill_at_walltime and estimates[j] < math.inf:
-                    heapq.heappush(kills, (t + estimates[j], j))
-            ended = model.settle(t)
+                    push(kills, (t + estimates[j], j))
+            if delays is None:
+                ended = model.settle(t)
+            elif ends and (ends[0][0] == t or ends[0][1] not in running):
+                ended = ending_at(t)
+            else:
+                break
             if not ended:
                 break
-            end(t, ended, killed=False)
+            end(t, ended, False)
             while arrivals and arrivals[0][0] <= t:
-                _, i = heapq.heappop(arrivals)
+                _, i = pop(arrivals)
                 cluster._waiting[i] = None
-                sched.submit(t, i)
+                submitted(t, i)
+    if delays is not None:
+        model.adopt(start_t, killed_at)
     return held, parts, killed_at
 
 

@@ -37,20 +37,29 @@ The blocks read and change that state, each in one compiled call:
                                           backfilling)
 ========================================  ==========================================
 
-Nothing is paid for a block a scheduler does not call: a submission
-appends to a list, an end is noted, and the profile is brought up to date
-(ends applied, moved to ``now``) in one compiled call, at the first block
-of a pass that reads it. A pass that starts nothing builds nothing.
+and, for conservative backfilling as batsched does it,
+:meth:`~Blocks.released` (the jobs submitted since the last pass),
+:meth:`~Blocks.ended` (a job ended since) and :meth:`~Blocks.stale` (the
+reservations were dropped).
+
+Nothing is paid for a block a scheduler does not call: a submission is
+appended to its partition's queue array, an end is noted, and the profile
+is brought up to date (ends applied, moved to ``now``) within the first
+compiled block of a pass that reads it. Reading the queue costs no
+compiled call. A compiled call takes one array, the handle of the whole
+state (:mod:`.handle`), not its fourteen arrays. A pass that starts
+nothing builds nothing.
 
 Starts are collected by the blocks and returned by :meth:`Blocks.finish`
 as :class:`~opt_sched.scheduling.base.Start` objects (machines chosen: the
-lowest-numbered that fit), which the engine checks like any other.
+lowest-numbered that fit; one compiled call writes the runs of every
+started job's machines), which the engine checks like any other.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,13 +67,11 @@ import numpy as np
 from ...errors import OptionError
 from ...schedule import MachineSet
 from .. import backfill_kernel as bk
-from ..backfilling import _machine_set
 from ..base import Cluster, JobTable, Start
+from . import handle
 from . import kernel as kn
 
 __all__ = ["Blocks", "Fit", "Profile", "QueueArrays"]
-
-_EMPTY = np.empty(0, np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,11 +123,16 @@ class QueueArrays:
 
 
 _INT64 = np.dtype(np.int64)
+_NSTARTED = bk.G_NSTARTED
+_SETS = 4096
+"""How many machine sets :meth:`Blocks.finish` keeps to hand out again."""
 
 
 def _int_array(jobs: object) -> np.ndarray:
-    """``jobs`` as a 1-d ``int64`` array (no copy when it is one)."""
-    if getattr(jobs, "dtype", None) is _INT64 and jobs.ndim == 1:  # type: ignore[attr-defined]
+    """``jobs`` as a 1-d ``int64`` array (no copy when it is one; the
+    compiled blocks take any strides)."""
+    if jobs.__class__ is np.ndarray and jobs.dtype is _INT64 \
+            and jobs.ndim == 1:  # type: ignore[attr-defined]
         return jobs  # type: ignore[return-value]
     return np.ascontiguousarray(jobs, np.int64).reshape(-1)
 
@@ -165,29 +177,43 @@ class Blocks:
                                 [math.nan] * L, [math.inf] * L, bk.CHECK_NONE)
         self._lane = lane.tolist()
         self._state = self._st[0][:, bk.J_STATE]  # a view: grow() keeps ji
-        self._arr = [_EMPTY] * L
-        self._new: list[list[int]] = [[] for _ in range(L)]
-        # bookkeeping by counters: a lane is synced in pass ``_pass`` if
-        # ``_synced[k] == _pass``; its queue array holds no started job if
-        # ``_filtered[k] == _version`` (bumped by every block that starts)
+        size = max(n, 1)
+        lanes = np.zeros((L, 5), np.int64)
+        lanes[1:, kn.Q_OFF] = np.cumsum(np.bincount(lane, minlength=L))[:-1]
+        self._qoff = lanes[:, kn.Q_OFF].tolist()
+        self._queue = np.zeros(size, np.int64)
+        self._lanes = lanes
+        self._qlen = lanes[:, kn.Q_LEN]  # a view
+        self._submitted = np.zeros(size, np.int64)
+        self._ended = np.zeros(size, np.int64)
+        self._out = np.zeros(2 * size + 2 * sum(sizes) + 2, np.int64)
+        self._mask = np.zeros((1, self._st[12].shape[1]), np.uint64)
+        self._extras = (self._queue, lanes, self._submitted, self._ended,
+                        np.zeros(2, np.int64), self._out, self._mask)
+        self._h = handle.make(self._st, self._extras)
+        self._g = self._st[10]  # grow() keeps it
+        self._nsub = 0  # jobs submitted so far (``_submitted[:_nsub]``)
+        self._nend = 0  # jobs ended so far (``_ended[:_nend]``)
+        # a lane is synced in pass ``_pass`` if ``_synced[k] == _pass``
         self._pass = 0
         self._synced = [-1] * L
         self._all_synced = -1
-        self._version = 0
-        self._filtered = [0] * L
+        # ``_submitted[_released_from:_released_to]``: this pass's new jobs
+        self._released_from = self._released_to = 0
         self.waiting = 0
         """How many jobs wait (all partitions)."""
-        self._ended = np.zeros(max(n, 1), np.int64)
-        self._nend = 0
         self._now = -math.inf
-        self._mbuf = np.zeros(sum(sizes), np.int64)
-        self._moff = np.zeros(n + 1, np.int64)
-        self._out = np.zeros((1, self._st[12].shape[1]), np.uint64)
+        self._sets: dict[tuple[int, ...], MachineSet] = {}
 
     # -- events and the pass -------------------------------------------------------
     def submit(self, job: int) -> None:
         """``job`` waits (in submission order)."""
-        self._new[self._lane[job]].append(job)
+        k = self._lane[job]
+        n = self._qlen[k]
+        self._queue[self._qoff[k] + n] = job
+        self._qlen[k] = n + 1
+        self._submitted[self._nsub] = job
+        self._nsub += 1
         self._state[job] = bk.WAITING
         self.waiting += 1
 
@@ -200,47 +226,53 @@ class Blocks:
         """A pass at ``now`` starts: the profile will be moved there."""
         self._now = now
         self._pass += 1
+        self._released_from = self._released_to
+        self._released_to = self._nsub
 
     def finish(self) -> list[Start]:
         """The jobs the blocks started in this pass, as
         :class:`~opt_sched.scheduling.base.Start` objects."""
-        st = self._st
-        if self._all_synced == self._pass:  # the ends seen by this pass
-            st[4][:, bk.L_ENDED] = 0
-        else:
-            for k in range(self.partitions):
-                if self._synced[k] == self._pass:
-                    st[4][k, bk.L_ENDED] = 0
-        count = int(st[10][bk.G_NSTARTED])
-        if not count:
+        if not self._g[_NSTARTED]:
             return []
-        bk.started_machines(st, self._mbuf, self._moff)
-        numbers = self._mbuf
-        off = self._moff[:count + 1].tolist()
-        starts = []
+        m = kn.finish(self._h)
+        out = self._out[:m].tolist()
+        starts: list[Start] = []
+        add = starts.append
         lanes = self._lane
-        for s, j in enumerate(st[13][:count].tolist()):
-            k = lanes[j]
-            starts.append(Start(j, _machine_set(numbers[off[s]:off[s + 1]]), k))
-        self.waiting -= count
-        st[10][bk.G_NSTARTED] = 0
+        sets = self._sets  # machine sets are immutable: equal ones are shared
+        i = 0
+        while i < m:
+            j, c = out[i], out[i + 1]
+            i += 2
+            bounds = tuple(out[i:i + c])
+            machines = sets.get(bounds)
+            if machines is None:
+                if len(sets) >= _SETS:
+                    sets.clear()
+                machines = sets[bounds] = MachineSet._from_bounds(bounds)
+            add(Start(j, machines, lanes[j]))
+            i += c
+        self.waiting -= len(starts)
         return starts
 
     # -- the queue -----------------------------------------------------------------
     def queue(self, partition: int = 0) -> np.ndarray:
         """The jobs waiting on ``partition`` (not started in this pass), in
-        submission order: an ``int64`` array of job indices (read it; the
-        blocks take slices and filtered copies of it)."""
-        arr = self._arr[partition]
-        if self._filtered[partition] != self._version:
-            arr = arr[self._state[arr] == bk.WAITING]
-            self._filtered[partition] = self._version
-        new = self._new[partition]
-        if new:
-            arr = np.concatenate((arr, np.array(new, np.int64)))
-            new.clear()
-        self._arr[partition] = arr
-        return arr
+        submission order: a new ``int64`` array of job indices."""
+        if self._g[_NSTARTED]:  # drop the jobs started in this pass
+            kn.compact(self._h, partition)
+        a = self._qoff[partition]
+        return self._queue[a:a + self._qlen[partition]].copy()
+
+    def released(self, partition: int = 0) -> np.ndarray:
+        """The jobs of ``partition`` submitted since the previous pass and
+        still waiting, in submission order (batsched's "jobs released
+        recently": conservative backfilling places only them when no job
+        ended)."""
+        jobs = self._submitted[self._released_from:self._released_to]
+        if self.partitions > 1:
+            jobs = jobs[np.maximum(self.jobs.partition[jobs], 0) == partition]
+        return jobs[self._state[jobs] == bk.WAITING]
 
     def queue_arrays(self, now: float, partition: int = 0) -> QueueArrays:
         """:meth:`queue` with the jobs' features (:class:`QueueArrays`)."""
@@ -251,14 +283,24 @@ class Blocks:
 
     # -- the profile ---------------------------------------------------------------
     def _sync(self, k: int) -> None:
-        """Apply the pending ends and move lane ``k`` to ``now`` (once per
-        pass)."""
-        order = self.queue(k)
-        kn.sync(self._st, self._ended, self._nend, k, self._now, order, len(order))
-        self._nend = 0
+        """Apply the ends since the last sync and move lane ``k`` to
+        ``now`` (once per pass)."""
+        kn.sync(self._h, self._nend, k, self._now)
         self._synced[k] = self._pass
         if self.partitions == 1:
             self._all_synced = self._pass
+
+    def _fold(self) -> int:
+        """The lane a compiled block that may start jobs should sync first
+        (one call less per pass), marked synced; ``-1`` if none (the lanes
+        of several partitions are synced here)."""
+        if self._all_synced == self._pass:
+            return -1
+        if self.partitions > 1:
+            self._sync_all()
+            return -1
+        self._synced[0] = self._all_synced = self._pass
+        return 0
 
     def _sync_all(self) -> None:
         for k in range(self.partitions):
@@ -266,21 +308,9 @@ class Blocks:
                 self._sync(k)
         self._all_synced = self._pass
 
-    def _fold(self) -> tuple[int, np.ndarray]:
-        """``(lane, its queue)`` for a kernel that syncs the lane first
-        (:func:`~.kernel.start_in_order`), marked synced; ``(-1, empty)``
-        if every lane is synced (those of several partitions are synced
-        here)."""
-        if self._all_synced == self._pass:
-            return -1, _EMPTY
-        if self.partitions > 1:
-            self._sync_all()
-            return -1, _EMPTY
-        self._synced[0] = self._all_synced = self._pass
-        return 0, self.queue(0)
-
     def _grow(self, placements: int) -> None:
         self._st = bk.grow(self._st, max(placements, 1))
+        self._h = handle.make(self._st, self._extras)
 
     def _ready(self, job: int) -> None:
         k = self._lane[job]
@@ -295,7 +325,7 @@ class Blocks:
         changes."""
         self._ready(job)
         while True:
-            r = kn.fits_now(self._st, job, self._now, float(before))
+            r = kn.fits_now(self._h, job, self._now, float(before))
             if r >= 0:
                 return bool(r)
             self._grow(1)
@@ -306,37 +336,23 @@ class Blocks:
         up); whether it started."""
         self._ready(job)
         while True:
-            r = kn.start_one(self._st, job, self._now, float(before))
+            r = kn.start_one(self._h, job, self._now, float(before))
             if r >= 0:
-                if r:
-                    self._version += 1
                 return bool(r)
             self._grow(1)
-
-    def _starting(self, size: int, call: Callable[[int, np.ndarray], int]) -> int:
-        """Run a compiled block that may start jobs: ``call(k, order)`` with
-        the ended jobs folded in (:meth:`_fold`); when it reports no room
-        (a negative result) the state grows for ``size`` more jobs and the
-        call is repeated. Returns the block's result (the jobs started)."""
-        k, order = self._fold()
-        while True:
-            r = call(k, order)
-            if k >= 0:
-                self._nend, k = 0, -1
-            if r >= 0:
-                if r:
-                    self._version += 1
-                return r
-            self._grow(size)
 
     def start_in_order(self, jobs: np.ndarray) -> int:
         """Start ``jobs`` in order while each fits now (its own reservation
         given up); stop at the first that does not. Returns the index in
         ``jobs`` of that first job (``len(jobs)``: all started)."""
         jobs = _int_array(jobs)
-        return self._starting(len(jobs), lambda k, order: kn.start_in_order(
-            self._st, jobs, len(jobs), self._now, self._ended, self._nend, k, order,
-            len(order)))
+        k = -1 if self._all_synced == self._pass else self._fold()
+        while True:
+            r = kn.start_in_order(self._h, jobs, self._now, self._nend, k)
+            if r >= 0:
+                return r
+            k = -1
+            self._grow(len(jobs))
 
     def start_fitting(self, jobs: np.ndarray, before: float = math.inf) -> int:
         """Start, in order, every job of ``jobs`` that fits now
@@ -344,9 +360,13 @@ class Blocks:
         expected to end by ``before``; jobs holding a reservation are
         skipped. Returns how many started."""
         jobs = _int_array(jobs)
-        return self._starting(len(jobs), lambda k, order: kn.start_fitting(
-            self._st, jobs, len(jobs), self._now, float(before), self._ended,
-            self._nend, k, order, len(order)))
+        k = -1 if self._all_synced == self._pass else self._fold()
+        while True:
+            r = kn.start_fitting(self._h, jobs, self._now, float(before), self._nend, k)
+            if r >= 0:
+                return r
+            k = -1
+            self._grow(len(jobs))
 
     def place(self, jobs: np.ndarray) -> int:
         """Place each job of ``jobs`` in order, as batsched's
@@ -356,17 +376,31 @@ class Blocks:
         after it keep their reservations meanwhile. Returns how many
         started."""
         jobs = _int_array(jobs)
-        return self._starting(len(jobs), lambda k, order: kn.place_in_order(
-            self._st, jobs, len(jobs), self._now, self._ended, self._nend, k, order,
-            len(order)))
+        k = -1 if self._all_synced == self._pass else self._fold()
+        while True:
+            r = kn.place_in_order(self._h, jobs, self._now, self._nend, k)
+            if r >= 0:
+                return r
+            k = -1
+            self._grow(len(jobs))
 
     def ended(self, partition: int = 0) -> bool:
         """Whether a job of ``partition`` ended since the last pass that
-        read the profile (batsched's "jobs ended recently": conservative
-        backfilling compresses its reservations then)."""
+        read its queue or profile (batsched's "jobs ended recently":
+        conservative backfilling compresses its reservations then)."""
         if self._synced[partition] != self._pass:
             self._sync(partition)
-        return bool(self._st[4][partition, bk.L_ENDED])
+        return bool(self._lanes[partition, kn.Q_ENDED])
+
+    def stale(self, partition: int = 0) -> bool:
+        """Whether every reservation of ``partition`` was dropped when this
+        pass brought its profile up to date, because one could not be kept:
+        a running job is past its estimate (possible only when jobs are not
+        killed at their wall time), or a reservation lies in the past.
+        Conservative backfilling then places every waiting job again."""
+        if self._synced[partition] != self._pass:
+            self._sync(partition)
+        return bool(self._st[4][partition, bk.L_STALE])
 
     def has_reservation(self, jobs: np.ndarray) -> np.ndarray:
         """For each job of ``jobs``, whether it holds a reservation (a
@@ -378,21 +412,16 @@ class Blocks:
         free): batsched's ``add_job_first_fit``, the earliest ``t`` (``now``
         or a later slice start) where ``Q_j`` machines are free over ``[t,
         t + e_j)``, on the lowest-numbered such machines. Nothing changes."""
-        self._ready(job)
-        while True:
-            t = kn.first_fit(self._st, job, self._out)
-            if t != -1.0:
-                break
-            self._grow(1)
+        t = self.earliest_start(job)
         if math.isinf(t):
             return Fit(math.inf, MachineSet())
-        return Fit(float(t), _mask_set(self._out[0]))
+        return Fit(t, _mask_set(self._mask[0]))
 
     def earliest_start(self, job: int) -> float:
         """``first_fit(job).start``."""
         self._ready(job)
         while True:
-            t = kn.first_fit(self._st, job, self._out)
+            t = kn.first_fit(self._h, job)
             if t != -1.0:
                 return float(t)
             self._grow(1)
@@ -405,7 +434,7 @@ class Blocks:
         reservation)."""
         self._ready(job)
         while True:
-            t = kn.reserve(self._st, job)
+            t = kn.reserve(self._h, job)
             if t != -1.0:
                 return float(t)
             self._grow(1)
@@ -417,7 +446,13 @@ class Blocks:
         requested window), and return its start. Later jobs then start now
         (:meth:`start_fitting`) only without touching those machines over
         that window."""
-        return self.reserve(head)
+        if self._synced[self._lane[head]] != self._pass:
+            self._sync(self._lane[head])
+        while True:
+            t = kn.reserve(self._h, head)
+            if t != -1.0:
+                return t
+            self._grow(1)
 
     def unreserve(self, job: int) -> None:
         """Drop ``job``'s reservation, if it holds one."""
@@ -432,7 +467,7 @@ class Blocks:
         jobs = _int_array(jobs)
         if self._all_synced != self._pass:
             self._sync_all()
-        return kn.clear_reservations(self._st, jobs, len(jobs))
+        return kn.clear_reservations(self._h, jobs)
 
     def reservation(self, job: int) -> Fit | None:
         """``job``'s reservation (start and machines), or ``None``."""
@@ -459,4 +494,3 @@ class Blocks:
         """The jobs started so far in this pass, in order."""
         st = self._st
         return st[13][:int(st[10][bk.G_NSTARTED])].tolist()
-
