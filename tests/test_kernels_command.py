@@ -39,7 +39,7 @@ def test_compile_fills_both_replay_loops_and_says_what_it_did():
     assert ran == expected
     for warm_up in report["warm_ups"]:  # a skip always says why
         assert warm_up["skipped"] is None or warm_up["skipped"].strip()
-    for name in ("easy", "conservative", "fcfs", "makespan"):  # never skipped
+    for name in ("easy", "conservative", "fcfs", "blocks", "makespan"):  # never skipped
         assert all(w["skipped"] is None for w in report["warm_ups"]
                    if w["method"] == name)
     status = kernels("--json")

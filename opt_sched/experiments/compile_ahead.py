@@ -15,6 +15,9 @@ exactly the argument types real runs pass them:
   rarely taken paths too: 90 one-machine jobs with distinct end times
   overflow the availability profile's 64 initial slices, so the
   state-growing kernel compiles as well;
+- **blocks**: the building blocks of Python schedulers
+  (:mod:`opt_sched.scheduling.blocks`), under :class:`_BlocksWarmUp` on
+  the same trace, with I/O or not;
 - **gap**: the gap table (:func:`~.gap.gap_table`: every default method,
   the bounds, the auto solver for 1 s) of a two-job IO-SCHED instance
   (:func:`tiny_instance`), for each objective.
@@ -78,6 +81,8 @@ class WarmUp:
     def label(self) -> str:
         if self.kind == "gap":
             return f"gap, {self.method}"
+        if self.kind == "blocks":
+            return f"building blocks, {'I/O' if self.io else 'no I/O'}"
         return f"{self.method}, {'I/O' if self.io else 'no I/O'}, {self.execution}"
 
 
@@ -105,8 +110,47 @@ def warm_ups() -> list[WarmUp]:
 
     return ([WarmUp(name, model, io) for io in (False, True)
              for name in SCHEDULERS for model in EXECUTION_MODELS]
+            + [WarmUp("blocks", "exclusive", io, "blocks") for io in (False, True)]
             + [WarmUp(objective, "exclusive", True, "gap")
                for objective in GAP_OBJECTIVES])
+
+
+def _blocks_warm_up() -> object:
+    """A scheduler on the building blocks that calls every block: EASY's
+    passes (``start_in_order``, ``shadow_time``, ``start_fitting``) and
+    conservative's (``place`` of the queue or of the ``released`` jobs) on
+    alternate passes, and the read-only blocks once a pass."""
+    import math
+
+    from ..scheduling.blocks import BlockScheduler
+
+    class _BlocksWarmUp(BlockScheduler):
+        name = "blocks-warm-up"
+        passes = 0
+
+        def schedule(self, now: float, blocks: object) -> None:
+            self.passes += 1
+            for k in range(blocks.partitions):
+                queue = blocks.queue(k)
+                if len(queue):
+                    job = int(queue[0])
+                    blocks.fits_now(job)
+                    blocks.earliest_start(job)
+                    blocks.first_fit(job)
+                    blocks.has_reservation(queue)
+                    blocks.queue_arrays(now, k)
+                    blocks.profile(k)
+                if self.passes % 2:
+                    head = blocks.start_in_order(queue)
+                    if head < len(queue) and blocks.shadow_time(queue[head]) < math.inf:
+                        blocks.start_fitting(queue[head + 1:])
+                    blocks.clear_reservations()
+                elif blocks.ended(k) or blocks.stale(k):
+                    blocks.place(blocks.queue(k))
+                else:
+                    blocks.place(blocks.released(k))
+
+    return _BlocksWarmUp()
 
 
 def tiny_instance() -> object:
@@ -144,6 +188,8 @@ def _run(warm_up: WarmUp, instance: object) -> WarmUpResult:
         if warm_up.kind == "gap":
             gap_table([tiny_instance()], time_limit=1.0, objective=warm_up.method,
                       progress=False)
+        elif warm_up.kind == "blocks":
+            assert_feasible(instance, replay(instance, _blocks_warm_up()))
         else:
             assert_feasible(instance, replay(instance, warm_up.method,
                                              warm_up.execution))

@@ -4,8 +4,9 @@ compiling them once, ahead of the first real run.
 Without ``--compile`` it says where the cache is, how many kernels it
 holds and whether the two replay loops (compute-only and with I/O) are
 compiled. ``--compile`` replays a tiny trace under every registered
-scheduler and execution model, without and with I/O, and runs the gap
-table of a tiny instance (:mod:`opt_sched.experiments.compile_ahead`), so
+scheduler and execution model, without and with I/O, runs the building
+blocks of Python schedulers on it, and runs the gap table of a tiny
+instance (:mod:`opt_sched.experiments.compile_ahead`), so
 that the first real ``replay`` or ``gap`` loads the kernels instead of
 compiling them: run it once after ``pip install``.
 """
