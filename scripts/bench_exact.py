@@ -29,6 +29,7 @@ Usage::
     python scripts/bench_exact.py --method portfolio --part makespan-10x20
     python scripts/bench_exact.py --method portfolio --part makespan-100x100
     python scripts/bench_exact.py --method portfolio --part max-stretch
+    python scripts/bench_exact.py --method portfolio --part max-stretch --cpsat-leg 0.3
 
 ``--method portfolio`` runs :func:`opt_sched.exact.io_sched.portfolio.solve_portfolio`
 (bounds, list-policy and cyclic seeds, CP-SAT or LNS, deadline questions);
@@ -115,12 +116,14 @@ GENERATORS = {"longest": io_sched_instance, "share": share_instance}
 def solve_one(instance: Instance, objective: str, method: str, time_limit: float,
               options: dict):
     """``method`` ``cpsat``: :func:`opt_sched.exact.solve` (the CP-SAT model);
-    ``portfolio``: :func:`opt_sched.exact.io_sched.portfolio.solve_portfolio`."""
+    ``portfolio``: :func:`opt_sched.exact.io_sched.portfolio.solve_portfolio`
+    (``options``: ``num_workers`` and its own options, e.g. ``cpsat_leg``)."""
     if method == "portfolio":
         from opt_sched.exact.io_sched.portfolio import solve_portfolio
 
+        extra = {k: v for k, v in options.items() if k != "num_workers"}
         return solve_portfolio(instance, objective, time_limit, seed=0,
-                               num_workers=options.get("num_workers", 2))
+                               num_workers=options.get("num_workers", 2), **extra)
     from opt_sched.exact import solve
 
     return solve(instance, "io-sched", objective, "cpsat", time_limit=time_limit,
@@ -150,12 +153,26 @@ def run_io_sched(sizes: Iterable[tuple[int, int]], loads: Iterable[float],
                         "objective": result.objective, "bound": result.lower_bound,
                         "gap": result.gap, "loadavg": os.getloadavg()[0]})
                     row = rows[-1]
+                    row["leg"] = _leg(result)
                     print(f"  {instance.name:24s} {objective:11s} {row['status']:9s} "
                           f"{row['seconds']:7.2f} s  obj {row['objective']:.6g}  "
                           f"LB {row['bound']:.6g}  gap {100 * (row['gap'] or 0):.4f} %"
-                          f"  (load avg {row['loadavg']:.1f})",
+                          f"  (load avg {row['loadavg']:.1f}){row['leg']}",
                           file=sys.stderr, flush=True)
     return rows
+
+
+def _leg(result) -> str:
+    """The portfolio's max-stretch CP-SAT leg (``models/lns.md``, "Best of
+    both"): the portfolio's value and bound before it, and the leg's own
+    value and bound; empty when no leg ran."""
+    phases = result.info.get("phases") or [{}]
+    leg = phases[0].get("cpsat_leg") if phases else None
+    if not leg:
+        return ""
+    return (f"  [leg: before {leg['start_value']:.7g} / {leg['start_bound']:.7g}, "
+            f"CP-SAT {leg['value']:.7g} / {leg['bound']:.7g} in "
+            f"{leg['seconds']:.1f} s]")
 
 
 def summarise(rows: list[dict], title: str) -> None:
@@ -182,7 +199,8 @@ def print_rows(rows: list[dict]) -> None:
         print(f"  {r['generator']:8s} {r['size']:7s} load {r['load']:<4g} seed "
               f"{r['seed']}  {r['status']:9s} {r['seconds']:6.2f} s  "
               f"obj {r['objective']:.7g}  LB {r['bound']:.7g}  "
-              f"gap {100 * (r['gap'] or 0):.4f} %  (load avg {r['loadavg']:.1f})")
+              f"gap {100 * (r['gap'] or 0):.4f} %  (load avg {r['loadavg']:.1f})"
+              f"{r.get('leg', '')}")
 
 
 def run_tucan(time_limit: float, workers: int) -> None:
@@ -261,6 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--method", choices=("cpsat", "portfolio"), default="cpsat",
                         help="cpsat: opt_sched.solve (the CP-SAT model); portfolio:"
                              " opt_sched.exact.io_sched.portfolio.solve_portfolio")
+    parser.add_argument("--cpsat-leg", type=float, default=None,
+                        help="--method portfolio: the max stretch's CP-SAT leg, a "
+                             "share of the node's time (default: the portfolio's, "
+                             "off; models/lns.md, best of both)")
     parser.add_argument("--generators", default=None,
                         help="comma list of " + ", ".join(GENERATORS) +
                              " (default longest; both for makespan-10x20)")
@@ -280,6 +302,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         options["params"] = {"extra_subsolvers": args.subsolvers.split(",")}
     if args.method == "portfolio":
         options = {"num_workers": args.workers}
+        if args.cpsat_leg is not None:
+            if not 0 <= args.cpsat_leg <= 1:
+                parser.error(f"--cpsat-leg: {args.cpsat_leg!r} is not a share in "
+                             "[0, 1]")
+            options["cpsat_leg"] = args.cpsat_leg
+    elif args.cpsat_leg is not None:
+        parser.error("--cpsat-leg: only with --method portfolio")
     sizes: tuple[tuple[int, int], ...] = SIZES
     limit = args.time_limit
     if args.quick:

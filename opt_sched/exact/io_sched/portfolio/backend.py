@@ -10,14 +10,23 @@ Per I/O node (partitions are independent in IO-SCHED):
    unrolled cyclic steady state (at most ``cyclic_share`` of the time); for
    the max stretch, simulated annealing over the I/O order from the best of
    them (:mod:`opt_sched.exact.io_sched.anneal`, ``anneal_share`` of the
-   time);
+   time); the best seed, the annealed one included, is the incumbent;
 3. stop if the best seed meets the bound; otherwise
 4. a quick round of **deadline questions**
    (:func:`opt_sched.exact.io_sched.deadlines.search.deadline_search`, at most
    ``q0 = min(quick_seconds, share / 10)`` seconds, ``share`` the node's part
    of the time limit): "strictly below the incumbent?" first, then a gallop
    and bisection from the bound;
-5. for a one-node instance of at most ``cpsat_max_ops`` operations,
+5. optionally (``cpsat_leg > 0``; off by default), for the max stretch on a
+   one-node instance of at most ``cpsat_max_ops`` operations, the
+   **CP-SAT leg**: one run of the plain CP-SAT solver's
+   search (:class:`opt_sched.exact.io_sched.cpsat.IoSchedCpsat` with its
+   default ladder, optimisation and bisection, as ``solver="cpsat"`` runs
+   it) for ``cpsat_leg`` of the node's share, warm-started with the
+   portfolio's incumbent and best seeds and given its bound: CP-SAT's
+   schedule and bound join the portfolio's, so the answer keeps the best
+   of both (``models/lns.md``, "Best of both");
+6. for a one-node instance of at most ``cpsat_max_ops`` operations,
    **rounds** of the CP-SAT model of IO-SCHED
    (:class:`opt_sched.exact.io_sched.cpsat.IoSchedCpsat`: its ladder,
    optimisation and bisection, warm-started with the incumbent and the best
@@ -76,6 +85,11 @@ _BELOW_WHEN_STUCK = 0.9
 """... and the share of those questions' time that "strictly below the
 incumbent?" may take."""
 
+_LEG_LOWER_BOUNDING = True
+"""Whether the CP-SAT leg runs CP-SAT's bound ladder and bisection around
+its optimisation, as ``solver="cpsat"`` does (``models/lns.md``, "Best of
+both": optimisation alone measured no better)."""
+
 CPSAT_MAX_OPS = 1500
 """One-node instances up to this many operations use the CP-SAT model as
 the primal phase; larger ones the LNS."""
@@ -105,7 +119,10 @@ class PortfolioSettings:
     ``cpsat_max_ops``: largest one-node instance given to the CP-SAT model;
     ``cpsat_round``, ``quick_seconds``: caps of the first round's CP-SAT and
     question budgets (15 % and 10 % of the node's share at most; they double
-    each round); ``cpsat_share``: CP-SAT's share of the last round.
+    each round); ``cpsat_share``: CP-SAT's share of the last round;
+    ``cpsat_leg``: the max stretch's CP-SAT leg's share of the node's time
+    (0, the default: no leg; measured no better at 0.3 once the annealed
+    order is the incumbent, ``models/lns.md``, "Best of both").
     """
 
     time_limit: float = 60.0
@@ -117,6 +134,7 @@ class PortfolioSettings:
     anneal_share: float = 0.2
     cpsat_max_ops: int = CPSAT_MAX_OPS
     cpsat_share: float = 0.6
+    cpsat_leg: float = 0.0
     cpsat_round: float = 6.0
     quick_seconds: float = 3.0
     lns: bool = True
@@ -130,7 +148,7 @@ class PortfolioSettings:
         for name in ("cyclic", "lns", "anneal"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionError(f"{name}={getattr(self, name)!r} must be a bool")
-        for name in ("cyclic_share", "cpsat_share", "anneal_share"):
+        for name in ("cyclic_share", "cpsat_share", "anneal_share", "cpsat_leg"):
             _share(name, getattr(self, name))
         for name in ("cpsat_round", "quick_seconds"):
             _seconds(name, getattr(self, name))
@@ -196,10 +214,13 @@ def _structure(instance: Instance, nodes: list[NodeJobs], orders: list[list[int]
 
 def _cpsat_phase(instance: Instance, nodes: list[NodeJobs], objective: str,
                  seeds: list[list[Seed]], incumbent: list[int], bound: float,
-                 time_limit: float, seed: int, num_workers: int
+                 time_limit: float, seed: int, num_workers: int, *,
+                 lower_bounding: bool = True
                  ) -> tuple[list[int] | None, float, dict[str, Any]]:
     """The CP-SAT model warm-started with the incumbent and the best seeds:
-    (its order or ``None``, the bound, info)."""
+    (its order or ``None``, the bound, info). ``lower_bounding``: CP-SAT's
+    bound ladder and bisection around its optimisation (else optimisation
+    alone)."""
     from ...cpsat.settings import ScheduleCpsatSettings
     from ..cpsat import IoSchedCpsat, io_sched_data
     from ..orders import orders_from_schedule
@@ -207,7 +228,8 @@ def _cpsat_phase(instance: Instance, nodes: list[NodeJobs], objective: str,
     clock = Stopwatch()
     deadline = Deadline(max(0.1, time_limit))
     settings = ScheduleCpsatSettings(time_limit=max(0.1, time_limit), seed=seed,
-                                     num_workers=num_workers)
+                                     num_workers=num_workers,
+                                     lower_bounding=lower_bounding)
     try:
         data = io_sched_data(instance, None, deadline)
         structures = [_structure(instance, nodes, [incumbent])] + [
@@ -224,6 +246,28 @@ def _cpsat_phase(instance: Instance, nodes: list[NodeJobs], objective: str,
         order = orders_from_schedule(nodes, outcome.schedule)[0]
     lower = outcome.bound if outcome.bound is not None else bound
     return order, max(bound, lower), info
+
+
+def _cpsat_leg(instance: Instance, nodes: list[NodeJobs], seeds: list[list[Seed]],
+               incumbent: list[int], bound: float, budget: float, seed: int,
+               num_workers: int) -> dict[str, Any]:
+    """The max stretch's CP-SAT leg (module docstring, step 5): the plain
+    CP-SAT solver's search for ``budget`` seconds from the portfolio's
+    incumbent, seeds and bound. Returns its own answer, before it is merged:
+    ``order`` (``None`` without one), ``value`` (that order's semi-active
+    value, ``inf`` without one), ``bound`` (proven, at least ``bound``),
+    ``start_order`` / ``start_value`` / ``start_bound`` (the portfolio's
+    before the leg) and CP-SAT's ``info``."""
+    start = order_value(nodes[0], incumbent, "max-stretch")
+    report("portfolio: cpsat leg", incumbent=start, bound=bound)
+    order, lower, cp_info = _cpsat_phase(instance, nodes, "max-stretch", seeds,
+                                         incumbent, bound, budget, seed, num_workers,
+                                         lower_bounding=_LEG_LOWER_BOUNDING)
+    value = float("inf") if order is None else \
+        order_value(nodes[0], order, "max-stretch")
+    return {"order": order, "value": value, "bound": lower,
+            "start_order": list(incumbent), "start_value": start,
+            "start_bound": bound, "seconds": round(budget, 3), **cp_info}
 
 
 def _anneal_seeds(nodes: list[NodeJobs], seeds: list[list[Seed]], bounds: list[float],
@@ -289,6 +333,9 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
         _anneal_seeds(nodes, seeds, bounds, objective,
                       min(options.anneal_share * time_limit,
                           max(0.0, time_limit - clock())), seed)
+        # the annealed order is the incumbent when it is the best seed (it
+        # used to reach the search only as a CP-SAT warm start)
+        best = [best_seed(s) for s in seeds]
     info["seeds"] = [{s.name: s.value for s in slot} for slot in seeds]
     info["seed_best"] = [b.name for b in best]
     orders = [list(b.order) for b in best]
@@ -334,6 +381,17 @@ def run(instance: Instance, objective: str, options: PortfolioSettings, *,
         final = min(_FINAL_QUESTION, 0.05 * share)
         if small:  # a quick look: is the best seed optimal?
             questions(q0)
+        if objective == "max-stretch" and len(nodes) == 1 \
+                and node.num_ops <= cpsat_max_ops and options.cpsat_leg > 0 \
+                and not closed():
+            leg = _cpsat_leg(instance, nodes, seeds, orders[k], bounds[k],
+                             min(options.cpsat_leg * share, end - clock()), seed,
+                             num_workers)
+            phases[k]["cpsat_leg"] = leg
+            bounds[k] = max(bounds[k], leg["bound"])
+            if leg["order"] is not None and leg["value"] < values[k]:
+                orders[k], values[k] = list(leg["order"]), leg["value"]
+            _tell(None, values, bounds)
         if len(nodes) == 1 and node.num_ops <= cpsat_max_ops:
             # rounds of CP-SAT then questions, with budgets doubling from
             # cp0 / q0: restarts cut the heavy tail of the solve times, and
