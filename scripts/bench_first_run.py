@@ -7,7 +7,7 @@ numba's optimisation levels (issue 25).
         [--strategies cold ahead opt1]
 
 Each strategy starts from an empty numba cache (a fresh ``NUMBA_CACHE_DIR``)
-and times whole ``opt-sched`` processes (wall):
+and times whole ``opt-sched`` processes (wall, and CPU):
 
 - ``cold``: ``opt-sched replay`` compiles the kernels on their first call;
 - ``ahead``: ``opt-sched kernels --compile`` (once, after the install), then
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -41,13 +42,18 @@ def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _timed(command: list[str], env: dict[str, str]) -> float:
-    """Wall seconds of one ``opt-sched`` process (its output is discarded;
-    a failure stops the benchmark)."""
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one ``opt-sched`` process
+    (its output is discarded; a failure stops the benchmark). The CPU time
+    is the figure a busy machine disturbs least."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "opt_sched", *command], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def _replay(args: argparse.Namespace, out: Path) -> list[str]:
@@ -58,7 +64,8 @@ def _replay(args: argparse.Namespace, out: Path) -> list[str]:
     return command
 
 
-def run_strategy(name: str, args: argparse.Namespace) -> list[tuple[str, float]]:
+def run_strategy(name: str, args: argparse.Namespace
+                 ) -> list[tuple[str, tuple[float, float]]]:
     """The timed steps of one strategy, each from the same fresh cache."""
     with tempfile.TemporaryDirectory(prefix="bench-first-run-") as folder:
         env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(folder) / "cache")}
@@ -94,7 +101,8 @@ def main() -> None:
     for name in args.strategies:
         load = _load()
         steps = run_strategy(name, args)
-        shown = ", ".join(f"{step} {seconds:.1f} s" for step, seconds in steps)
+        shown = ", ".join(f"{step} {wall:.1f} s (CPU {cpu:.1f} s)"
+                          for step, (wall, cpu) in steps)
         print(f"  {name:<7} {shown}   (load before: {load})", flush=True)
 
 
