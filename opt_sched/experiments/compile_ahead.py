@@ -35,6 +35,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..instance import Instance
+    from ..scheduling.blocks import Blocks, BlockScheduler
 
 __all__ = ["IO_PROFILE", "TINY_SWF", "WarmUp", "WarmUpResult", "compile_ahead",
            "require_compiled", "warm_ups"]
@@ -68,9 +73,10 @@ GAP_OBJECTIVES = ("makespan", "max-stretch")
 
 @dataclass(frozen=True)
 class WarmUp:
-    """One tiny run: a replay of ``method`` (a scheduler) under
-    ``execution``, with I/O or not; or (``kind="gap"``) the gap table of
-    :func:`tiny_instance` for the objective ``method``."""
+    """One tiny run (``kind``): ``"replay"`` of the scheduler ``method``
+    under ``execution``, with I/O or not; ``"blocks"``, the building blocks
+    under :func:`_blocks_warm_up`, with I/O or not; ``"gap"``, the gap table
+    of :func:`tiny_instance` for the objective ``method``."""
 
     method: str
     execution: str
@@ -115,7 +121,7 @@ def warm_ups() -> list[WarmUp]:
                for objective in GAP_OBJECTIVES])
 
 
-def _blocks_warm_up() -> object:
+def _blocks_warm_up() -> BlockScheduler:
     """A scheduler on the building blocks that calls every block: EASY's
     passes (``start_in_order``, ``shadow_time``, ``start_fitting``) and
     conservative's (``place`` of the queue or of the ``released`` jobs) on
@@ -128,7 +134,7 @@ def _blocks_warm_up() -> object:
         name = "blocks-warm-up"
         passes = 0
 
-        def schedule(self, now: float, blocks: object) -> None:
+        def schedule(self, now: float, blocks: Blocks) -> None:
             self.passes += 1
             for k in range(blocks.partitions):
                 queue = blocks.queue(k)
@@ -153,7 +159,7 @@ def _blocks_warm_up() -> object:
     return _BlocksWarmUp()
 
 
-def tiny_instance() -> object:
+def tiny_instance() -> Instance:
     """Two jobs of two iterations on one 4-node partition (IO-SCHED)."""
     from ..instance import Instance, Job, Platform
 
@@ -162,7 +168,7 @@ def tiny_instance() -> object:
                      Job.periodic("b", 2, 1.0, 2.0, 2, partition=0)))
 
 
-def _instances(folder: Path) -> dict[bool, object]:
+def _instances(folder: Path) -> dict[bool, Instance]:
     """The tiny trace as instances, without and with I/O."""
     from ..traces import convert_trace, read_swf
 
@@ -174,7 +180,7 @@ def _instances(folder: Path) -> dict[bool, object]:
             for io in (False, True)}
 
 
-def _run(warm_up: WarmUp, instance: object) -> WarmUpResult:
+def _run(warm_up: WarmUp, instance: Instance) -> WarmUpResult:
     """One warm-up; a replay's schedule is validated (a kernel that
     compiles to a wrong schedule is our bug, not a skip), and so is every
     schedule of the gap table (:func:`~.gap.gap_table` validates them)."""
