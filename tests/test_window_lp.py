@@ -58,17 +58,27 @@ def _small_window(instance: Instance, data):
     return extract_window(instance, schedule, start, count, mode=mode)
 
 
+
+def _small_case(instance: Instance, data, horizons: list[float | None]):
+    """A window small enough for the brute force (at most 4 jobs and 6 I/O
+    phases; ``None`` otherwise), its mean-flow-time optimum and an LP
+    horizon drawn from ``horizons``."""
+    window = _small_window(instance, data)
+    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
+        return None
+    optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
+                                    reservations=window.reservations)
+    return window, optimum, data.draw(st.sampled_from(horizons))
+
 @SLOW
 @given(online_workloads(max_jobs=7), st.data())
 def test_lp_bound_below_the_brute_force_optimum(instance: Instance, data) -> None:
     """The LP bound (HiGHS in its subprocess, the multipliers checked here)
     <= the optimum; >= ``alone``; <= the online value."""
-    window = _small_window(instance, data)
-    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
+    case = _small_case(instance, data, [None, 5.0, 20.0, 100.0])
+    if case is None:
         return
-    optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
-                                    reservations=window.reservations)
-    horizon = data.draw(st.sampled_from([None, 5.0, 20.0, 100.0]))
+    window, optimum, horizon = case
     found = interval_lp_mean_flow_bound(window.instance,
                                         reservations=window.reservations,
                                         time_limit=2.0, horizon=horizon)
@@ -90,12 +100,10 @@ def test_any_multipliers_give_a_valid_bound(instance: Instance, data) -> None:
     """Weak duality: every row is valid, so any ``lambda >= 0`` on any rows
     gives a bound <= the optimum (this checks the coefficients themselves,
     whatever the LP solver proposes)."""
-    window = _small_window(instance, data)
-    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
+    case = _small_case(instance, data, [None, 3.0, 10.0, 40.0])
+    if case is None:
         return
-    optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
-                                    reservations=window.reservations)
-    horizon = data.draw(st.sampled_from([None, 3.0, 10.0, 40.0]))
+    window, optimum, horizon = case
     lp = _lp_data(window.instance, window.reservations, horizon)
     g = len(lp["grid"])
     if g < 2:
