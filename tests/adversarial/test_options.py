@@ -265,6 +265,13 @@ def test_fit_trace_days_are_checked_before_drawing(tmp_path: Path) -> None:
                     ("days=100000", "MAX_GENERATED_JOBS"), timeout=FAST), tmp_path)
 
 
+def _default_sigint() -> None:
+    """In the child before ``exec``: SIGINT back to its default, so that the
+    new Python installs its handler even when the suite runs with SIGINT
+    ignored (a CI job started in the background)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_gang_entry_point_ctrl_c_is_one_line_and_130(tmp_path: Path) -> None:
     """Ctrl-C during ``python -m opt_sched.gang replay``: exit 130 and one
     line, as ``opt-sched`` (the old entry point printed nothing)."""
@@ -278,7 +285,8 @@ def test_gang_entry_point_ctrl_c_is_one_line_and_130(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "opt_sched.gang", "replay", str(workload),
          "--scheduler", "gs"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint)
     time.sleep(4.0)
     assert process.poll() is None, "the replay ended before Ctrl-C"
     process.send_signal(signal.SIGINT)
