@@ -44,7 +44,9 @@ that a backfilled job does not delay it (only running jobs can block the
 head, and they end: a later pass places it). Conservative places the later
 jobs as usual -- stopping could wait forever, as a job may be blocked by
 the reservation, of unknown end, of a job behind it in the queue order --
-and tries the job again at every pass.
+and tries the job again at the next pass that places the whole queue
+(after a job end, or when the reservations were dropped); a pass with
+only new submissions places only those, as batsched does.
 """
 
 from __future__ import annotations
