@@ -20,9 +20,9 @@ import json
 import math
 import sys
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import InstanceError, OptSchedError, ScheduleFormatError
 from .files import atomic_write_text
@@ -35,6 +35,7 @@ __all__ = [
     "instance_from_dict",
     "instance_to_dict",
     "load_json",
+    "load_json_as",
     "parse_json",
     "read_instance",
     "read_schedule",
@@ -356,7 +357,19 @@ def parse_json(text: str, path: str | Path, kind: type[Exception]) -> Any:
         raise kind(f"{path}: not valid JSON ({str(err).splitlines()[0]})") from None
 
 
-_load_json = load_json
+T = TypeVar("T")
+
+
+def load_json_as(path: str | Path, kind: type[OptSchedError],
+                 convert: Callable[[Any], T]) -> T:
+    """``convert`` of the JSON file ``path``: every failure, of the reading
+    (:func:`load_json`) or of ``convert``, is one ``kind`` error that names
+    the file."""
+    data = load_json(path, kind)
+    try:
+        return convert(data)
+    except kind as err:
+        raise kind(f"{path}: {err}") from None
 
 
 def read_instance(path: str | Path) -> Instance:
@@ -366,11 +379,8 @@ def read_instance(path: str | Path) -> Instance:
         from .psplib_reader import read_psplib
 
         return read_psplib(path)
-    data = load_json(path, InstanceError)
-    try:
-        return instance_from_dict(data, name=path.stem)
-    except InstanceError as err:
-        raise InstanceError(f"{path}: {err}") from None
+    return load_json_as(path, InstanceError,
+                        lambda data: instance_from_dict(data, name=path.stem))
 
 
 def write_instance(instance: Instance, path: str | Path) -> None:
@@ -525,11 +535,7 @@ def schedule_to_dict(schedule: Schedule, instance: Instance | None = None
 
 
 def read_schedule(path: str | Path) -> Schedule:
-    data = _load_json(path, ScheduleFormatError)
-    try:
-        return schedule_from_dict(data)
-    except ScheduleFormatError as err:
-        raise ScheduleFormatError(f"{path}: {err}") from None
+    return load_json_as(path, ScheduleFormatError, schedule_from_dict)
 
 
 def write_schedule(schedule: Schedule, path: str | Path,

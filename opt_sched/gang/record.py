@@ -271,11 +271,6 @@ def write_record(record: GangRecord, path: str | Path) -> None:
 
 def read_record(path: str | Path) -> GangRecord:
     """Read a gang schedule file (raises ScheduleFormatError)."""
-    from ..json_files import load_json
+    from ..json_files import load_json_as
 
-    path = Path(path)
-    data = load_json(path, ScheduleFormatError)
-    try:
-        return GangRecord.from_dict(data)
-    except ScheduleFormatError as err:
-        raise ScheduleFormatError(f"{path}: {err}") from None
+    return load_json_as(path, ScheduleFormatError, GangRecord.from_dict)

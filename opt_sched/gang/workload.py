@@ -305,14 +305,11 @@ def read_workload(path: str | Path) -> GangWorkload:
     InstanceError
         Unreadable file, bad JSON, or a malformed workload (named).
     """
-    from ..json_files import load_json
+    from ..json_files import load_json_as
 
     path = Path(path)
-    data = load_json(path, InstanceError)
-    try:
-        return workload_from_dict(data, name=path.stem)
-    except InstanceError as err:
-        raise InstanceError(f"{path}: {err}") from None
+    return load_json_as(path, InstanceError,
+                        lambda data: workload_from_dict(data, name=path.stem))
 
 
 def write_workload(workload: GangWorkload, path: str | Path) -> None:
