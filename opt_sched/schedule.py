@@ -150,11 +150,17 @@ class MachineSet(Sequence[int]):
         b = self._bounds
         return tuple(zip(b[::2], b[1::2]))
 
+    @property
+    def end(self) -> int:
+        """One past the largest machine number (0 when empty)."""
+        return self._bounds[-1] if self._bounds else 0
+
     def mask(self) -> int:
         """The bit set of the machines (bit ``m`` set: machine ``m`` held)."""
+        b = self._bounds
         out = 0
-        for low, high in self.runs:
-            out |= ((1 << (high - low)) - 1) << low
+        for i in range(0, len(b), 2):
+            out |= ((1 << (b[i + 1] - b[i])) - 1) << b[i]
         return out
 
     def interval_string(self, offset: int = 0) -> str:

@@ -137,29 +137,21 @@ def _checked_machines(machines: Sequence[int], size: int, nodes: int, free: int
     """``(the set, its bit set)`` of the machines a scheduler chose, or
     ``(None, 0)`` unless they are ``nodes`` distinct free machine numbers of
     a partition of ``size`` machines."""
-    if isinstance(machines, MachineSet):
+    if isinstance(machines, MachineSet):  # distinct and increasing already
         held = machines
-        bounds = held._bounds  # its runs, flat: low, high, low, high, ...
-        if bounds and bounds[-1] > size:
+        if held.end > size or len(held) != nodes:
             return None, 0
-        mask = count = 0
-        for i in range(0, len(bounds), 2):
-            width = bounds[i + 1] - bounds[i]
-            mask |= ((1 << width) - 1) << bounds[i]
-            count += width
-        if count != nodes or free & mask != mask:
+    else:
+        try:
+            numbers = [operator.index(m) for m in machines]
+        except TypeError:
             return None, 0
-        return held, mask
-    try:
-        numbers = [operator.index(m) for m in machines]
-    except TypeError:
-        return None, 0
-    if len(numbers) != nodes or len(set(numbers)) != nodes or any(
-            not 0 <= m < size for m in numbers):
-        return None, 0
-    held = MachineSet.from_machines(numbers)
+        if len(numbers) != nodes or len(set(numbers)) != nodes or any(
+                not 0 <= m < size for m in numbers):
+            return None, 0
+        held = MachineSet.from_machines(numbers)
     mask = held.mask()
-    if len(held) != nodes or free & mask != mask:
+    if free & mask != mask:
         return None, 0
     return held, mask
 
