@@ -50,6 +50,12 @@ def _points(x: float | None) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{max(0.0, 100 * x):.1f}"
 
 
+def _write_reports(path: str, reports: list[dict]) -> None:
+    from opt_sched.files import atomic_write_text
+
+    atomic_write_text(path, json.dumps(reports, indent=1, default=str))
+
+
 def spread_windows(num_jobs: int, count: int, spread: int) -> list[tuple[int, int]]:
     """``spread`` windows of ``count`` jobs evenly over the trace (the
     first from job ``count``, the last ending at its last job)."""
@@ -141,6 +147,8 @@ def main() -> int:
                                 time_limit=args.time_limit, mode=args.mode, **chosen)
             report["scheduler"] = scheduler
             reports.append(report)
+            if args.json:  # after every window: an interrupted run keeps its windows
+                _write_reports(args.json, reports)
             w = report["window"]
             where = f"{start}:{count} ({w['first_job']}..{w['last_job']})"
             held = (f"{w['running_jobs']} running ({w['held_nodes']} nodes), "
@@ -157,10 +165,6 @@ def main() -> int:
                 where = held = ""
     if args.spread is not None:
         _summary(rows)
-    if args.json:
-        from opt_sched.files import atomic_write_text
-
-        atomic_write_text(args.json, json.dumps(reports, indent=1, default=str))
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     return 0
 
