@@ -99,6 +99,10 @@ GROUPS: dict[str, Group] = {g.registry: g for g in (
           "an opt_sched.campaign.experiments.Experiment whose name is the entry "
           "point's name: a campaign task kind that builds and measures its own "
           "workload"),
+    Group("schedule_kinds", "opt_sched.schedule_kinds",
+          "an opt_sched.schedule_kinds.ScheduleKind whose name is the entry "
+          "point's name: how an execution model's schedules of another shape "
+          "are recognised, validated and measured"),
     Group("trace_formats", "opt_sched.trace_formats",
           "an opt_sched.traces.reading.TraceFormat whose name is the entry "
           "point's name: a log format (sniff, read) for replay, convert and "

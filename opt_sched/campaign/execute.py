@@ -13,11 +13,9 @@ extras (``sensibility``, ``predicted_makespan`` for pack plans),
 ``wall_time`` (seconds to produce the schedule), and the extra metrics the
 task asks for (``lower_bound`` and ``gap``; ``stretch:<job>``). Every
 schedule passes :func:`opt_sched.validation.assert_feasible` before it is
-measured; a gang schedule (``execution="serverless-gang"``, seed 004's
-methods on a gang workload) passes :func:`opt_sched.gang.validate_gang`
-instead and is measured by
-:func:`opt_sched.gang.experiments.measure_schedule` (wait, both response
-times, both slowdowns, local jobs, utilisations). An exception becomes a
+measured; a schedule of another shape (seed 004's gang schedules, say) is
+validated and measured by its execution model's
+:class:`~opt_sched.schedule_kinds.ScheduleKind` instead. An exception becomes a
 ``failed`` row with its one-line message; it never escapes. An experiment
 task (:mod:`.experiments`) returns its own row (it validates its schedules
 itself), plus ``wall_time``.
@@ -141,23 +139,15 @@ def _measure_hpc(instance: Instance, schedule: Any) -> dict[str, Any]:
                 else float(v)) for k, v in values.items()}
 
 
-def _measure_gang(workload: Any, schedule: Any) -> dict[str, Any]:
-    """Seed 004's gang schedule: its own validator and metrics."""
-    from ..gang.experiments import measure_schedule
-
-    return measure_schedule(workload, schedule)
-
-
-MEASURES: dict[str, Callable[[Any, Any], dict[str, Any]]] = {
-    "serverless-gang": _measure_gang,
-}
-"""Execution model -> how a task validates and measures a schedule made
-under it, for the models whose schedules are not HPC schedules (every other
-model: :func:`_measure_hpc`)."""
-
-
 def _measure(instance: Any, schedule: Any) -> dict[str, Any]:
-    return MEASURES.get(schedule.execution, _measure_hpc)(instance, schedule)
+    """Validate and measure ``schedule``: by its execution model's
+    :class:`~opt_sched.schedule_kinds.ScheduleKind` when it has one (a
+    schedule of another shape, e.g. seed 004's gang schedules), else as an
+    HPC schedule (:func:`_measure_hpc`)."""
+    from ..schedule_kinds import kind_of_schedule
+
+    kind = kind_of_schedule(schedule)
+    return (_measure_hpc if kind is None else kind.measure)(instance, schedule)
 
 
 def one_line(err: BaseException) -> str:

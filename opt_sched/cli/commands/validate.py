@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..arguments import positive_float
 from ..exit_codes import EXIT_INFEASIBLE, EXIT_OK
@@ -25,18 +26,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "out_jobs.csv: 1e-6)")
 
 
-def _gang(args: argparse.Namespace) -> int:
-    """A gang workload and its record (``opt-sched replay --scheduler gs ...
-    --schedule FILE``): the gang rules of :mod:`opt_sched.gang.validate`."""
-    from ...gang.record import read_record
-    from ...gang.validate import validate_gang
-    from ...gang.workload import read_workload
-
-    violations = validate_gang(read_workload(args.instance),
-                               read_record(args.schedule), rel_tol=args.tolerance)
+def _other_kind(kind, args: argparse.Namespace) -> int:
+    """A workload of another shape and its schedule (``opt-sched replay
+    --scheduler gs ... --schedule FILE``): the rules of its
+    :class:`~opt_sched.schedule_kinds.ScheduleKind`."""
+    violations = kind.validate_files(Path(args.instance), Path(args.schedule),
+                                     args.tolerance)
     if args.json:
-        print_json({"feasible": not violations,
-                    "violations": [v.to_dict() for v in violations]})
+        print_json({"feasible": not violations, "execution": kind.name,
+                    "violations": [dict(v.to_dict()) for v in violations]})
     else:
         print("feasible" if not violations else
               f"INFEASIBLE, {len(violations)} violations")
@@ -46,12 +44,13 @@ def _gang(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...gang.workload import is_gang_workload_file
     from ...json_files import read_instance, read_schedule
+    from ...schedule_kinds import kind_of_file
     from ...validation import validate
 
-    if is_gang_workload_file(args.instance):
-        return _gang(args)
+    kind = kind_of_file(args.instance)
+    if kind is not None:
+        return _other_kind(kind, args)
     instance = read_instance(args.instance)
     schedule = read_schedule(args.schedule)
     report = validate(instance, schedule, rel_tol=args.tolerance,
