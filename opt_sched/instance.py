@@ -311,6 +311,31 @@ def _check_phase_values(where: str, name: str, values: tuple) -> tuple[float, ..
 
 
 @dataclass(frozen=True)
+class JobArrays:
+    """The jobs of an instance as arrays, one entry per job in instance
+    order (:attr:`Instance.job_arrays`).
+
+    ``walltime`` is ``inf`` for a job without one, ``partition`` ``-1`` for an
+    unmapped job; ``bandwidth`` is ``b`` of :meth:`Instance.bandwidth_of`, so
+    the contention-free length is :attr:`length`.
+    """
+
+    nodes: np.ndarray
+    release: np.ndarray
+    walltime: np.ndarray
+    partition: np.ndarray
+    iterations: np.ndarray
+    total_compute: np.ndarray
+    total_volume: np.ndarray
+    bandwidth: np.ndarray
+
+    @property
+    def length(self) -> np.ndarray:
+        """``T_i(b) = sum_j w_ij + V_i / b`` with each job's own ``b``."""
+        return self.total_compute + self.total_volume / self.bandwidth
+
+
+@dataclass(frozen=True)
 class Instance:
     """A platform and a batch of jobs, checked for consistency.
 
@@ -406,6 +431,34 @@ class Instance:
             array.setflags(write=False)
         return off, w, v
 
+    @cached_property
+    def job_arrays(self) -> JobArrays:
+        """Every job's numbers as read-only arrays in instance order
+        (:class:`JobArrays`), built in one pass: what the replay engine's job
+        table, the metrics and :meth:`io_load` read instead of walking the
+        jobs again."""
+        jobs = self.jobs
+        n = len(jobs)
+        partitions = self.platform.partitions
+        widest = max(p.bandwidth for p in partitions)
+        own = np.fromiter((widest if job.partition is None
+                           else partitions[job.partition].bandwidth
+                           for job in jobs), float, n)
+        arrays = JobArrays(
+            nodes=np.fromiter((job.nodes for job in jobs), np.int64, n),
+            release=np.fromiter((job.release for job in jobs), float, n),
+            walltime=np.fromiter((math.inf if job.walltime is None else job.walltime
+                                  for job in jobs), float, n),
+            partition=np.fromiter((-1 if job.partition is None else job.partition
+                                   for job in jobs), np.int64, n),
+            iterations=np.fromiter((len(job.compute) for job in jobs), np.int64, n),
+            total_compute=np.fromiter((job.total_compute for job in jobs), float, n),
+            total_volume=np.fromiter((job.total_volume for job in jobs), float, n),
+            bandwidth=own)
+        for name in dataclasses.fields(arrays):
+            getattr(arrays, name.name).setflags(write=False)
+        return arrays
+
     @property
     def num_io_phases(self) -> int:
         return sum(job.iterations for job in self.jobs)
@@ -457,10 +510,12 @@ class Instance:
         """
         nodes = self.platform.max_nodes
         band = max(p.bandwidth for p in self.platform.partitions)
-        work = sum(job.nodes * job.length(band) for job in self.jobs)
+        arrays = self.job_arrays
+        work = math.fsum(arrays.nodes * (arrays.total_compute
+                                         + arrays.total_volume / band))
         if work <= 0:
             return 0.0
-        return nodes * sum(job.total_volume / band for job in self.jobs) / work
+        return nodes * math.fsum(arrays.total_volume / band) / work
 
     def replace(self, **changes: object) -> Instance:
         """A copy with some fields changed (checked again)."""

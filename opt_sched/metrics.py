@@ -105,7 +105,8 @@ def _phases(instance: Instance, schedule: Schedule) -> _Phases:
     from .validation.io_rules import io_rule
     from .validation.table import build_table
 
-    entries = [schedule.by_id.get(job.id) for job in instance.jobs]
+    by_id = schedule.by_id
+    entries = [by_id.get(job.id) for job in instance.jobs]
     table = build_table(instance, schedule, entries, io_rule(schedule.execution))
     return _Phases(table.job, table.c_start, table.c_end, table.o_start, table.o_end)
 
@@ -140,19 +141,21 @@ def job_columns(instance: Instance, schedule: Schedule, *, tau: float = 10.0,
     ph = phases
     bandwidths = [part.bandwidth for part in instance.platform.partitions]
     jobs = instance.jobs
-    entries = [schedule[j.id] for j in jobs]
+    given = instance.job_arrays
+    by_id = schedule.by_id
+    entries = [by_id[j.id] for j in jobs]
     partition = np.fromiter((e.partition for e in entries), np.int64, len(jobs))
-    nodes = np.fromiter((j.nodes for j in jobs), np.int64, len(jobs))
-    release = np.fromiter((j.release for j in jobs), float, len(jobs))
+    nodes = given.nodes
+    release = given.release
     start = np.fromiter((e.compute_starts[0] for e in entries), float, len(jobs))
     completion = np.fromiter((e.completion(j, bandwidths[e.partition])
                               for j, e in zip(jobs, entries)), float, len(jobs))
-    length = np.fromiter((j.length(instance.bandwidth_of(j)) for j in jobs), float,
-                         len(jobs))
-    exec_time = np.fromiter((j.length(bandwidths[e.partition])
-                             for j, e in zip(jobs, entries)), float, len(jobs))
-    if schedule.execution != "exclusive" or any(
-            schedule[j.id].killed_at is not None for j in jobs):
+    length = given.length
+    # T_i(b_k) on the partition k the job ran on (SPEC §2)
+    exec_time = given.total_compute + given.total_volume / \
+        np.asarray(bandwidths)[partition]
+    killed = np.fromiter((e.killed_at is not None for e in entries), bool, len(jobs))
+    if schedule.execution != "exclusive" or killed.any():
         # phases may last longer (shared I/O) or be cut (kills): sum them
         exec_time = np.bincount(ph.job, weights=(ph.c_end - ph.c_start)
                                 + (ph.o_end - ph.o_start), minlength=len(jobs))
@@ -175,7 +178,7 @@ def job_columns(instance: Instance, schedule: Schedule, *, tau: float = 10.0,
         "io_wait": io_wait,
         "delay": completion - start - exec_time,
         "pack": _pack_index(instance, schedule),
-        "killed": np.array([schedule[j.id].killed_at is not None for j in jobs]),
+        "killed": killed,
     }
 
 

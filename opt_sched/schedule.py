@@ -300,7 +300,8 @@ class Schedule:
         job is infeasible, not unreadable.
         """
         ids = [js.id for js in self.jobs]
-        if coverage:
+        index = instance.index
+        if coverage and not (len(ids) == len(index) and index.keys() == set(ids)):
             seen: set[str] = set()
             for job_id in ids:
                 if job_id in seen:
@@ -315,15 +316,25 @@ class Schedule:
                 if job.id not in self.by_id:
                     raise ScheduleFormatError(f"schedule: job {job.id!r} is missing")
         count = instance.platform.num_partitions
+        jobs = instance.jobs
         for js in self.jobs:
-            if js.id not in instance.index:
+            i = index.get(js.id)
+            if i is None:
                 continue
-            job = instance.job(js.id)
-            if (isinstance(js.partition, bool) or not isinstance(js.partition, int)
-                    or not 0 <= js.partition < count):
+            job = jobs[i]
+            part = js.partition
+            not_int = type(part) is not int and (isinstance(part, bool)
+                                                 or not isinstance(part, int))
+            if not_int or not 0 <= part < count:
                 raise ScheduleFormatError(
-                    f"schedule: job {job.id!r}: partition={js.partition!r} does not "
+                    f"schedule: job {job.id!r}: partition={part!r} does not "
                     f"exist (platform has {count})")
+            n = len(job.compute)
+            if (js.killed_at is None and len(js.compute_starts) == n
+                    and len(js.io_starts) == n
+                    and (js.compute_ends is None or len(js.compute_ends) == n)
+                    and (js.io_ends is None or len(js.io_ends) == n)):
+                continue  # the common case, checked without building a dict
             _check_phase_counts(job, js)
 
     # -- derived times ---------------------------------------------------

@@ -34,7 +34,6 @@ fixed set of ``Q_i`` machines from its start to its completion.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -115,26 +114,20 @@ def job_table(instance: Instance, estimate: str = "walltime") -> JobTable:
     if estimate not in ("walltime", "exact"):
         raise OptionError(f"estimate={estimate!r} is not one of walltime, exact")
     jobs = instance.jobs
-    n = len(jobs)
-    band = np.fromiter((instance.bandwidth_of(j) for j in jobs), float, n)
-    length = np.fromiter((j.length(b) for j, b in zip(jobs, band)), float, n)
-    volume = np.fromiter((j.total_volume for j in jobs), float, n)
-    if estimate == "exact":
-        est = length.copy()
-    else:
-        est = np.fromiter((math.inf if j.walltime is None else j.walltime
-                           for j in jobs), float, n)
-    beta = np.divide(volume, length, out=np.zeros(n), where=length > 0)
+    given = instance.job_arrays
+    length = given.length
+    volume = given.total_volume
+    est = length if estimate == "exact" else given.walltime
+    beta = np.divide(volume, length, out=np.zeros(len(jobs)), where=length > 0)
     index = instance.index
     arrays = {
-        "submit": np.fromiter((j.release for j in jobs), float, n),
-        "nodes": np.fromiter((j.nodes for j in jobs), np.int64, n),
+        "submit": given.release,
+        "nodes": given.nodes,
         "estimate": est,
         "volume": volume,
         "bandwidth": beta,
-        "partition": np.fromiter((-1 if j.partition is None else j.partition
-                                  for j in jobs), np.int64, n),
-        "iterations": np.fromiter((j.iterations for j in jobs), np.int64, n),
+        "partition": given.partition,
+        "iterations": given.iterations,
     }
     for array in arrays.values():
         array.setflags(write=False)

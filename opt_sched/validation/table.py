@@ -125,10 +125,14 @@ def build_table(instance: Instance, schedule: Schedule,
     short = np.flatnonzero(io_counts < counts)
     started[last_slot[short]] = False
     io_listed = _times(present, "io_starts", int(io_counts.sum()))
-    c_len = np.concatenate([instance.jobs[i].compute_array[:counts[i]]
-                            for i in np.flatnonzero(listed)] or [np.empty(0)])
-    volume = np.concatenate([instance.jobs[i].volume_array[:counts[i]]
-                             for i in np.flatnonzero(listed)] or [np.empty(0)])
+    _, all_w, all_v = instance.phase_arrays
+    if listed.all() and np.array_equal(counts, instance.job_arrays.iterations):
+        c_len, volume = all_w, all_v.copy()  # every phase of every job
+    else:
+        c_len = np.concatenate([instance.jobs[i].compute_array[:counts[i]]
+                                for i in np.flatnonzero(listed)] or [np.empty(0)])
+        volume = np.concatenate([instance.jobs[i].volume_array[:counts[i]]
+                                 for i in np.flatnonzero(listed)] or [np.empty(0)])
     volume[~started] = 0.0
     bandwidths = np.array([p.bandwidth for p in instance.platform.partitions])
     bandwidth = bandwidths[partition[job_of]]
