@@ -310,6 +310,20 @@ def _check_phase_values(where: str, name: str, values: tuple) -> tuple[float, ..
     return tuple(out)
 
 
+def _job_sums(values: np.ndarray, off: np.ndarray, jobs: Sequence[Job],
+              total: str) -> np.ndarray:
+    """Each job's sum of its phases' ``values`` (job ``i`` owns
+    ``off[i]:off[i+1]``), equal to the job's own ``total`` (a
+    :func:`math.fsum`): a one-phase job's sum is its one value, read from the
+    array; a longer job's is its ``total``."""
+    sums = values[off[:-1]] if len(values) else np.zeros(len(jobs))
+    longer = np.flatnonzero(np.diff(off) > 1)
+    if len(longer):
+        sums = sums.copy()
+        sums[longer] = [getattr(jobs[i], total) for i in longer.tolist()]
+    return sums
+
+
 @dataclass(frozen=True)
 class JobArrays:
     """The jobs of an instance as arrays, one entry per job in instance
@@ -439,6 +453,7 @@ class Instance:
         jobs again."""
         jobs = self.jobs
         n = len(jobs)
+        off, w, v = self.phase_arrays
         partitions = self.platform.partitions
         widest = max(p.bandwidth for p in partitions)
         own = np.fromiter((widest if job.partition is None
@@ -451,9 +466,9 @@ class Instance:
                                   for job in jobs), float, n),
             partition=np.fromiter((-1 if job.partition is None else job.partition
                                    for job in jobs), np.int64, n),
-            iterations=np.fromiter((len(job.compute) for job in jobs), np.int64, n),
-            total_compute=np.fromiter((job.total_compute for job in jobs), float, n),
-            total_volume=np.fromiter((job.total_volume for job in jobs), float, n),
+            iterations=np.diff(off),
+            total_compute=_job_sums(w, off, jobs, "total_compute"),
+            total_volume=_job_sums(v, off, jobs, "total_volume"),
             bandwidth=own)
         for name in dataclasses.fields(arrays):
             getattr(arrays, name.name).setflags(write=False)

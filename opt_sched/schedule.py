@@ -72,12 +72,21 @@ class MachineSet(Sequence[int]):
 
     def _set_bounds(self, bounds: tuple[int, ...]) -> None:
         self._bounds = bounds
-        total, ends = 0, []
-        for low, high in zip(bounds[::2], bounds[1::2]):
-            total += high - low
-            ends.append(total)
-        self._ends = tuple(ends)
+        self._ends: tuple[int, ...] | None = None  # built on first need
         self._hash: int | None = None
+
+    def _run_ends(self) -> tuple[int, ...]:
+        """How many machines the runs hold up to the end of each run (for
+        ``len`` and indexing); a replay builds tens of thousands of sets and
+        reads few of them this way."""
+        if self._ends is None:
+            bounds = self._bounds
+            total, ends = 0, []
+            for low, high in zip(bounds[::2], bounds[1::2]):
+                total += high - low
+                ends.append(total)
+            self._ends = tuple(ends)
+        return self._ends
 
     @classmethod
     def _from_bounds(cls, bounds: tuple[int, ...]) -> MachineSet:
@@ -170,7 +179,8 @@ class MachineSet(Sequence[int]):
                         for low, high in self.runs)
 
     def __len__(self) -> int:
-        return self._ends[-1] if self._ends else 0
+        ends = self._run_ends()
+        return ends[-1] if ends else 0
 
     def __iter__(self) -> Iterator[int]:
         return chain.from_iterable(range(low, high) for low, high in self.runs)
@@ -193,8 +203,9 @@ class MachineSet(Sequence[int]):
             index += size
         if not 0 <= index < size:
             raise IndexError("machine set index out of range")
-        run = bisect.bisect_right(self._ends, index)
-        before = self._ends[run - 1] if run else 0
+        ends = self._run_ends()
+        run = bisect.bisect_right(ends, index)
+        before = ends[run - 1] if run else 0
         return self._bounds[2 * run] + index - before
 
     def __contains__(self, machine: object) -> bool:
