@@ -103,6 +103,10 @@ GROUPS: dict[str, Group] = {g.registry: g for g in (
           "an opt_sched.schedule_kinds.ScheduleKind whose name is the entry "
           "point's name: how an execution model's schedules of another shape "
           "are recognised, validated and measured"),
+    Group("replay_doors", "opt_sched.replay_doors",
+          "an opt_sched.cli.replay_doors.ReplayDoor whose name is the entry "
+          "point's name: schedulers of another kind of workload behind "
+          "opt-sched replay"),
     Group("trace_formats", "opt_sched.trace_formats",
           "an opt_sched.traces.reading.TraceFormat whose name is the entry "
           "point's name: a log format (sniff, read) for replay, convert and "

@@ -45,6 +45,7 @@ from .arguments import (
 )
 from .exit_codes import EXIT_INTERRUPTED, EXIT_OK
 from .parser import OneLineParser
+from .replay_doors import ReplayDoor
 
 __all__ = [
     "add_arguments",
@@ -320,3 +321,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(interrupt_line(), file=sys.stderr)
         return EXIT_INTERRUPTED
     return run_command(run, args, owns_process=argv is None)
+
+
+# -- the door of ``opt-sched replay`` ----------------------------------------------
+GANG_OPTIONS = frozenset({"mpl", "quantum", "migration_budget", "migration_cost",
+                          "placement"})
+"""Options of the gang schedulers only."""
+
+GANG_TAKES = GANG_OPTIONS | {"seed", "out", "schedule", "validate", "quiet"}
+"""Every option the replay of a gang workload takes (``--seed`` draws the
+file nodes); the others belong to the space-sharing schedulers."""
+
+
+def _gang_schedulers() -> Sequence[str]:
+    from ..gang.schedulers import GANG_SCHEDULERS
+
+    return tuple(GANG_SCHEDULERS)
+
+
+def _options_taken(scheduler: str) -> frozenset[str]:
+    """:data:`GANG_TAKES` less the scheduler options its factory does not
+    take (``--migration-budget`` and ``--migration-cost``: migrate-iogs)."""
+    import inspect
+
+    from ..gang.schedulers import GANG_SCHEDULERS
+
+    params = inspect.signature(GANG_SCHEDULERS[scheduler]).parameters
+    return frozenset(dest for dest in GANG_TAKES
+                     if not dest.startswith("migration_") or dest in params)
+
+
+def _replay_gang_workload(args: argparse.Namespace) -> int:
+    """``opt-sched replay WORKLOAD --scheduler <gang scheduler>``."""
+    args.workload = args.trace
+    return run_replay(args)
+
+
+def _door() -> ReplayDoor:
+    from ..gang.serverless import EXECUTION
+
+    return ReplayDoor(EXECUTION, "gang scheduling (seed 004)", "gang",
+                      _gang_schedulers, add_gang_options, GANG_OPTIONS,
+                      _options_taken, _replay_gang_workload)
+
+
+REPLAY_DOOR = _door()
+"""The gang schedulers' door of ``opt-sched replay`` (entry point
+``serverless-gang`` of the group ``opt_sched.replay_doors``)."""

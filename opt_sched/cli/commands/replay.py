@@ -111,13 +111,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("trace", help="SWF (.swf, .swf.gz), Batsim workload "
                         "(.json with 'profiles') or opt_sched instance (.json)")
-    from ...gang.schedulers import GANG_SCHEDULERS
+    from ..replay_doors import doors
 
+    others = [(door, tuple(door.schedulers())) for door in doors()]
     parser.add_argument("--scheduler", default=None,
-                        choices=sorted(SCHEDULERS) + list(GANG_SCHEDULERS),
-                        help=f"the start rule (default {DEFAULT_SCHEDULER}); "
-                             f"{', '.join(GANG_SCHEDULERS)} gang-schedule a gang "
-                             "workload (opt-sched generate --protocol jann)")
+                        choices=sorted(SCHEDULERS) + [name for _, names in others
+                                                      for name in names],
+                        help=f"the start rule (default {DEFAULT_SCHEDULER})"
+                             + "".join(f"; {', '.join(names)}: {door.noun} "
+                                       f"schedulers, on their own workloads"
+                                       for door, names in others))
     parser.add_argument("--methods", default=None, metavar="SPECS",
                         help="instead of --scheduler: comma-separated registry "
                              "method specs (e.g. 'fcfs, easy(order=sjf)'), each "
@@ -227,9 +230,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the window start plus the next arrivals; "
                              "'consecutive' COUNT jobs from START, the queued "
                              "ones left out (the first definition)")
-    from ..gang import add_gang_options
-
-    add_gang_options(parser.add_argument_group("gang scheduling (seed 004)"))
+    for door, _ in others:
+        door.add_options(parser.add_argument_group(door.title))
     from ..trace_options import add_trace_options
 
     add_trace_options(parser)
@@ -436,54 +438,21 @@ def _progress(quiet: bool, total: int, *, compiling: bool = True):
     return bar, report
 
 
-def _gang(args: argparse.Namespace) -> int:
-    """Gang schedulers replay a gang workload (:mod:`opt_sched.gang`)."""
-    from ..gang import run_replay
-
-    args.workload = args.trace
-    return run_replay(args)
-
-
-GANG_OPTIONS = frozenset({"mpl", "quantum", "migration_budget", "migration_cost",
-                          "placement"})
-"""Options of the gang schedulers only."""
-
-GANG_TAKES = GANG_OPTIONS | {"seed", "out", "schedule", "validate", "quiet"}
-"""Every option the replay of a gang workload takes (``--seed`` draws the
-file nodes); the others belong to the space-sharing schedulers."""
-
 _ALWAYS = frozenset({"trace", "scheduler"})
-
-
-def _gang_options_taken(scheduler: str) -> frozenset[str]:
-    """:data:`GANG_TAKES` less the scheduler options its factory does not
-    take (``--migration-budget`` and ``--migration-cost``: migrate-iogs)."""
-    import inspect
-
-    from ...gang.schedulers import GANG_SCHEDULERS
-
-    params = inspect.signature(GANG_SCHEDULERS[scheduler]).parameters
-    return frozenset(dest for dest in GANG_TAKES
-                     if not dest.startswith("migration_") or dest in params)
 
 
 def _applies_to(dest: str) -> str:
     """What an option applies to, for the error of one that does not."""
-    from ...gang.schedulers import GANG_SCHEDULERS
+    from ..replay_doors import applies_to
 
-    if dest.startswith("migration_"):
-        takers = [name for name in GANG_SCHEDULERS if dest in _gang_options_taken(name)]
-        plural = "s" if len(takers) > 1 else ""
-        return f"the gang scheduler{plural} " + ", ".join(takers)
-    if dest in GANG_OPTIONS:
-        return "the gang schedulers " + ", ".join(GANG_SCHEDULERS)
-    return "the space-sharing schedulers, on traces and instances"
+    return applies_to(dest) or "the space-sharing schedulers, on traces and instances"
 
 
 def check_applicable_options(args: argparse.Namespace) -> None:
     """Refuse an option given that the chosen scheduler does not take: a
-    gang scheduler takes :data:`GANG_TAKES` (its own scheduler options
-    only), the others every option but :data:`GANG_OPTIONS`.
+    scheduler behind a :class:`~opt_sched.cli.replay_doors.ReplayDoor` (seed
+    004's gang schedulers) takes what its door says, the space-sharing ones
+    every option but the doors' own.
 
     Raises
     ------
@@ -491,39 +460,39 @@ def check_applicable_options(args: argparse.Namespace) -> None:
         ``--io-profile does not apply to gang scheduler gs (it applies to:
         the space-sharing schedulers ...)``.
     """
-    from ...gang.schedulers import GANG_SCHEDULERS
+    from ..replay_doors import door_of, kind_options
 
     given = given_options(args, add_arguments) - _ALWAYS
-    if args.scheduler in GANG_SCHEDULERS:
-        takes = _gang_options_taken(args.scheduler)
-        target = f"gang scheduler {args.scheduler}"
+    door = door_of(args.scheduler)
+    if door is not None:
+        takes = door.takes(args.scheduler)
+        target = f"{door.noun} scheduler {args.scheduler}"
     else:
-        takes = given - GANG_OPTIONS
+        takes = given - kind_options()
         target = f"scheduler {args.scheduler}"
     refuse_options(given, takes, target, _applies_to)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...gang.schedulers import GANG_SCHEDULERS
+    from ..replay_doors import door_of
 
     if args.methods is not None:
         return _registry_methods(args)
     if args.scheduler is None:
         args.scheduler = DEFAULT_SCHEDULER
     check_applicable_options(args)
-    if args.scheduler in GANG_SCHEDULERS:
-        return _gang(args)
-    return _space_sharing(args)
+    door = door_of(args.scheduler)
+    return _space_sharing(args) if door is None else door.run(args)
 
 
 METHOD_REFUSES = frozenset({"scheduler", "order", "priority", "limit", "estimates",
                             "pretrain", "bf_depth", "bf_interval", "cores_per_node",
                             "workflows", "workflow_mode", "io_policy",
                             "kill_at_walltime", "window", "window_time_limit",
-                            "window_mode"}
-                           ) | GANG_OPTIONS
-"""Options of ``--scheduler`` that ``--methods`` refuses: a method spec
-carries its own parameters and I/O policy (``easy(order=sjf)/fifo``)."""
+                            "window_mode"})
+"""Options of ``--scheduler`` that ``--methods`` refuses (with every
+:class:`~opt_sched.cli.replay_doors.ReplayDoor`'s own options): a method
+spec carries its own parameters and I/O policy (``easy(order=sjf)/fifo``)."""
 
 ONE_SCHEDULE = ("out", "swf", "schedule", "gantt", "usage")
 """Outputs of one schedule: ``--methods`` takes them with one method only."""
@@ -551,7 +520,9 @@ def _registry_methods(args: argparse.Namespace) -> int:
     given = given_options(args, add_arguments) - {"trace", "methods"}
     if "scheduler" in given:
         raise OptionError("give --scheduler or --methods, not both")
-    refuse_options(given, given - METHOD_REFUSES, "--methods",
+    from ..replay_doors import kind_options
+
+    refuse_options(given, given - METHOD_REFUSES - kind_options(), "--methods",
                    _method_options_applies_to)
     chosen = registry.expand(args.methods)  # SpecError: exit 2, one line
     if not chosen:
