@@ -5,7 +5,8 @@
 Two seeded families of single-partition IO-SCHED instances:
 
 - ``small``: 200 instances, 2-4 jobs x 1-2 iterations, integer data in
-  ``0..5``, releases in ``0..2`` (``tests/test_bounds.random_one_pack``);
+  ``0..5``, releases in ``0..2`` (:func:`small_instance`, which
+  ``tests/test_bounds.py`` checks the makespan bounds on too);
 - ``medium``: 200 instances, 3-4 jobs x 2-3 iterations, real data (compute
   uniform in ``[1, 10]``, I/O volume uniform in ``[0.5, 5]``), no release.
 

@@ -54,3 +54,52 @@ def tiny():
     from opt_sched import read_instance
 
     return read_instance(INSTANCES / "tiny2.json")
+
+
+@pytest.fixture(scope="session")
+def tiny2_fifo(tiny2) -> Schedule:
+    """:data:`TINY2_FIFO`, the by-hand schedule of ``tiny2``, once checked
+    feasible by the validator."""
+    from opt_sched.validation import assert_feasible
+
+    assert_feasible(tiny2, TINY2_FIFO)
+    return TINY2_FIFO
+
+
+@pytest.fixture(scope="session")
+def two_packs():
+    """``(instance, schedule)``, one partition of P = 4, b = 1, feasible by
+    hand. Pack 0 = (a, b): both compute [0, 2); a io [2, 4), b io [4, 6).
+    Pack 1 = (c,) after pack 0 completes at 6: compute [6, 7), io [7, 8).
+    T_a = T_b = 4, T_c = 2: stretches 1, 6/4, 2/2; pack max stretches 1.5, 1."""
+    from opt_sched import Instance, Job, Platform
+    from opt_sched.validation import validate
+
+    inst = Instance("packs", Platform.homogeneous(1, nodes=4),
+                    (Job.periodic("a", 2, 2.0, 2.0), Job.periodic("b", 2, 2.0, 2.0),
+                     Job.periodic("c", 4, 1.0, 1.0)))
+    sched = Schedule((JobSchedule("a", 0, (0.0,), (2.0,)),
+                      JobSchedule("b", 0, (0.0,), (4.0,)),
+                      JobSchedule("c", 0, (6.0,), (7.0,))),
+                     packs=((("a", "b"), ("c",)),))
+    report = validate(inst, sched, check_packs=True)
+    assert report.feasible, report.format()
+    return inst, sched
+
+
+@pytest.fixture(scope="session")
+def hundred_by_thousand():
+    """``(instance, schedule)`` of 100,000 phases, for speed tests: 100
+    one-node jobs of 1,000 iterations (w = 10, v = 0.1) on 100 nodes, b = 1.
+    Period 20: compute [20k, 20k + 10), then the 100 I/O phases back to
+    back (job i's over [20k + 10 + 0.1 i, 20k + 10 + 0.1 (i + 1)))."""
+    from opt_sched import Instance, Job, Platform
+
+    n, m = 100, 1000
+    jobs = tuple(Job.periodic(f"j{i}", 1, 10.0, 0.1, m) for i in range(n))
+    inst = Instance("perf", Platform.homogeneous(1, nodes=n), jobs)
+    sched = Schedule(tuple(
+        JobSchedule(f"j{i}", 0, tuple(20.0 * k for k in range(m)),
+                    tuple(20.0 * k + 10 + 0.1 * i for k in range(m)))
+        for i in range(n)))
+    return inst, sched

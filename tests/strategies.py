@@ -1,10 +1,21 @@
-"""Hypothesis strategies for random valid instances."""
+"""Hypothesis strategies for random valid instances and starts plans, and
+the settings of slow property tests."""
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, Partition, Platform
+from opt_sched.simulation import POLICY_NAMES, StartsPlan
+
+
+def slow_settings(max_examples: int) -> settings:
+    """Hypothesis settings of a property test whose examples are slow (a
+    simulation or a replay each): no deadline, no too-slow health check."""
+    return settings(max_examples=max_examples, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
 
 # Durations on a 1/4 grid keep hand-checks and integer-scaled solvers exact
 # while still exercising fractional times.
@@ -49,3 +60,25 @@ def instances(draw, *, max_jobs: int = 5, max_iterations: int = 4,
             release=draw(quarter) if releases and draw(st.booleans()) else 0.0,
             partition=k if mapped else None))
     return Instance("random", platform, tuple(jobs))
+
+
+@st.composite
+def starts_plans(draw, instance: Instance) -> StartsPlan:
+    """A starts plan of the unmapped ``instance``: each job on a partition
+    it fits on, starting at a time of the 1/2 grid in ``[0, 10]``."""
+    parts = instance.platform.partitions
+    partition, start = {}, {}
+    for job in instance.jobs:
+        fits = [k for k, p in enumerate(parts) if p.nodes >= job.nodes]
+        partition[job.id] = draw(st.sampled_from(fits))
+        start[job.id] = draw(st.integers(0, 20)) / 2
+    return StartsPlan(partition=partition, start=start)
+
+
+@st.composite
+def starts_plan_runs(draw, max_jobs: int = 6) -> tuple[Instance, StartsPlan, str]:
+    """``(instance, plan, policy)``: an unmapped random instance of up to
+    ``max_jobs`` jobs, a starts plan of it and an I/O policy to simulate
+    the plan under."""
+    instance = draw(instances(mapped=False, max_jobs=max_jobs))
+    return instance, draw(starts_plans(instance)), draw(st.sampled_from(POLICY_NAMES))

@@ -4,11 +4,10 @@ it while it runs (Ctrl-C, progress lines)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from .paths import REPO
+from .paths import load_script
 
 
 def wait_for_line(process: subprocess.Popen, fragment: str, timeout: float
@@ -34,13 +33,9 @@ def write_hard_instance(folder: Path) -> Path:
     """20 jobs x 20 iterations at I/O load 1 (400 I/O phases, within the
     MILP models' limit), written to ``folder/hard.json``: no solver closes it
     in a few seconds."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    try:
-        from bench_exact import io_sched_instance
-    finally:
-        sys.path.remove(str(REPO / "scripts"))
     from opt_sched.json_files import write_instance
 
+    bench_exact = load_script("bench_exact")
     path = folder / "hard.json"
-    write_instance(io_sched_instance(20, 20, 1.0, 0), path)
+    write_instance(bench_exact.io_sched_instance(20, 20, 1.0, 0), path)
     return path

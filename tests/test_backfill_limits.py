@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, Platform
@@ -17,9 +17,10 @@ from opt_sched.scheduling.backfill_limits import SLURM_DEFAULTS
 from opt_sched.validation import assert_feasible
 
 from .online_helpers import check_machines, online_workloads
+from .order_helpers import Unkeyed
+from .strategies import slow_settings
 
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = slow_settings(60)
 BACKFILLING = ["easy", "conservative"]
 LIMITED = ["easy", "conservative", "io-easy", "herbein"]
 
@@ -28,23 +29,7 @@ def _job(job_id, nodes, run, release):
     return Job(job_id, nodes, (run,), (0.0,), release=release, walltime=run)
 
 
-class _Unkeyed:
-    """A queue order without a static key (forces the stepped engine)."""
-
-    def __init__(self, inner: str = "fcfs") -> None:
-        from opt_sched.scheduling import get_queue_order
-
-        self.inner = get_queue_order(inner)
-        self.name = self.inner.name
-
-    def attach(self, jobs, cluster):
-        self.inner.attach(jobs, cluster)
-
-    def sort(self, queue, now):
-        return self.inner.sort(queue, now)
-
-
-class _Recorder(_Unkeyed):
+class _Recorder(Unkeyed):
     """An order with the three hooks; records every event."""
 
     def __init__(self, inner: str = "fcfs") -> None:
@@ -98,11 +83,11 @@ def test_conservative_depth_drops_the_reservations_behind() -> None:
     inst = Instance("depth", Platform.homogeneous(1, nodes=4),
                     (*BASE, _job("t", 4, 10.0, 3.0)))
     limited = _reservations_after_each_pass(
-        inst, get_scheduler("conservative", bf_depth=1, order=_Unkeyed()))
+        inst, get_scheduler("conservative", bf_depth=1, order=Unkeyed()))
     assert limited[1.0] == {1: 100.0}  # h reserved
     assert limited[3.0] == {1: 100.0}  # s and t (behind the depth) are not
     free = _reservations_after_each_pass(
-        inst, get_scheduler("conservative", order=_Unkeyed()))
+        inst, get_scheduler("conservative", order=Unkeyed()))
     assert free[3.0] == {1: 100.0, 3: 110.0}
 
 
@@ -124,7 +109,7 @@ INTERVAL_STARTS = {"r": 0.0, "h": 100.0, "s": 30.0, "f": 90.0, "g": 200.0,
 @pytest.mark.parametrize("keyed", [True, False])
 def test_interval_by_hand(name, keyed) -> None:
     inst = Instance("interval", Platform.homogeneous(1, nodes=4), INTERVAL)
-    order = "fcfs" if keyed else _Unkeyed()
+    order = "fcfs" if keyed else Unkeyed()
     sched = replay(inst, get_scheduler(name, bf_interval=30.0, order=order))
     assert_feasible(inst, sched)
     assert {js.id: js.start for js in sched.jobs} == INTERVAL_STARTS
@@ -153,7 +138,7 @@ def test_fused_equals_stepped_under_limits(instance, name, order, kill, depth,
     options = {"bf_depth": depth, "bf_interval": interval}
     fused = replay(instance, get_scheduler(name, order=order, **options),
                    kill_at_walltime=kill)
-    stepped = replay(instance, get_scheduler(name, order=_Unkeyed(order), **options),
+    stepped = replay(instance, get_scheduler(name, order=Unkeyed(order), **options),
                      kill_at_walltime=kill)
     assert fused.jobs == stepped.jobs
     check_machines(instance, fused)
@@ -227,7 +212,7 @@ def test_depth_one_does_not_strand_the_queue_behind_stale_reservations():
                         tuple(jobs))
     options = {"bf_depth": 1, "bf_interval": 0.0}
     fused = replay(instance, get_scheduler("conservative", order="sjf", **options))
-    stepped = replay(instance, get_scheduler("conservative", order=_Unkeyed("sjf"),
+    stepped = replay(instance, get_scheduler("conservative", order=Unkeyed("sjf"),
                                              **options))
     assert [js.id for js in fused.jobs] == [j.id for j in instance.jobs]
     assert fused.jobs == stepped.jobs

@@ -27,6 +27,7 @@ from opt_sched.scheduling.blocks import kernel as blocks_kernel
 from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
+from .order_helpers import ClusterView
 from .paths import REPO, shared_data_dir
 
 EXAMPLES = REPO / "examples"
@@ -48,23 +49,6 @@ def python_easy():
 
 
 # -- each block, by hand ---------------------------------------------------------------
-class _Cluster:
-    """The part of the engine's cluster view that :class:`Blocks` reads."""
-
-    def __init__(self, sizes: list[int]) -> None:
-        self.sizes = sizes
-
-    @property
-    def num_partitions(self) -> int:
-        return len(self.sizes)
-
-    def size(self, partition: int) -> int:
-        return self.sizes[partition]
-
-    def bandwidth(self, partition: int) -> float:
-        return 1.0
-
-
 def _blocks() -> tuple[Blocks, dict[str, int]]:
     """4 machines; A (2 machines, 10 s), B (3, 5 s), C (2, 5 s), D (2, 20 s),
     E (1, 20 s), all submitted at 0."""
@@ -73,7 +57,7 @@ def _blocks() -> tuple[Blocks, dict[str, int]]:
     jobs = tuple(Job(name, q, (e,), (0.0,), release=0.0, walltime=e)
                  for name, (q, e) in spec.items())
     instance = Instance("blocks", Platform((Partition(4, 1.0),)), jobs)
-    blocks = Blocks(job_table(instance), _Cluster([4]))
+    blocks = Blocks(job_table(instance), ClusterView(4))
     index = {name: i for i, name in enumerate(spec)}
     for i in index.values():
         blocks.submit(i)
@@ -166,7 +150,7 @@ def test_the_head_waits_for_machines_held_by_a_job_of_unknown_length():
     jobs = (Job("long", 2, (5.0,), (0.0,), release=0.0, walltime=None),
             Job("wide", 3, (5.0,), (0.0,), release=0.0, walltime=5.0))
     instance = Instance("unknown", Platform((Partition(4, 1.0),)), jobs)
-    b = Blocks(job_table(instance), _Cluster([4]))
+    b = Blocks(job_table(instance), ClusterView(4))
     b.submit(0)
     b.submit(1)
     b.begin(0.0)

@@ -320,12 +320,21 @@ def test_zero_contention_through_the_command_line(zero_model, capsys, tmp_path):
     assert not any(r["holds"] for r in listing["catalogue"])
 
 
-def test_zero_contention_gap_has_no_bound(zero_model, tmp_path):
+@pytest.fixture
+def two_io_jobs(tmp_path):
+    """``(instance, path)``: jobs a and b (Q = 2, w = 1, v = 3) mapped on one
+    partition of P = 4, b = 1, written to ``tmp_path/tiny.json``. Both
+    compute at once; under exclusive I/O one waits: makespan 7."""
     inst = Instance("tiny", Platform.homogeneous(1, nodes=4, bandwidth=1.0), (
         Job("a", 2, (1.0,), (3.0,), partition=0),
         Job("b", 2, (1.0,), (3.0,), partition=0)))
     path = tmp_path / "tiny.json"
     write_instance(inst, path)
+    return inst, path
+
+
+def test_zero_contention_gap_has_no_bound(zero_model, two_io_jobs):
+    _, path = two_io_jobs
     table = gap_table([path], methods="one-pack/fifo", time_limit=2.0,
                       progress=False, execution=zero_model)
     solver_row, method_row = table.iloc[0], table.iloc[1]
@@ -337,12 +346,8 @@ def test_zero_contention_gap_has_no_bound(zero_model, tmp_path):
     assert solver_row["gap"] is None and not solver_row["bound_is_optimum"]
 
 
-def test_gap_under_shared_keeps_only_shared_bounds(tmp_path):
-    inst = Instance("tiny", Platform.homogeneous(1, nodes=4, bandwidth=1.0), (
-        Job("a", 2, (1.0,), (3.0,), partition=0),
-        Job("b", 2, (1.0,), (3.0,), partition=0)))
-    path = tmp_path / "tiny.json"
-    write_instance(inst, path)
+def test_gap_under_shared_keeps_only_shared_bounds(two_io_jobs):
+    inst, path = two_io_jobs
     table = gap_table([path], methods="one-pack/fifo", time_limit=2.0,
                       progress=False, execution="shared")
     row = table.iloc[1]
@@ -352,12 +357,9 @@ def test_gap_under_shared_keeps_only_shared_bounds(tmp_path):
     assert row["gap"] >= 0
 
 
-def test_gap_command_line_under_a_model_with_no_bound(zero_model, tmp_path, capsys):
-    inst = Instance("tiny", Platform.homogeneous(1, nodes=4, bandwidth=1.0), (
-        Job("a", 2, (1.0,), (3.0,), partition=0),
-        Job("b", 2, (1.0,), (3.0,), partition=0)))
-    path = tmp_path / "tiny.json"
-    write_instance(inst, path)
+def test_gap_command_line_under_a_model_with_no_bound(zero_model, two_io_jobs,
+                                                       capsys):
+    _, path = two_io_jobs
     code = main(["gap", str(path), "--methods", "one-pack/fifo", "--execution", ZERO,
                  "--time-limit", "2", "--json"])
     assert code == 0

@@ -23,6 +23,7 @@ from opt_sched.bounds import (
 from opt_sched.exact.brute_force import brute_force_io_sched
 
 from .conftest import bundled_instance_paths
+from .paths import load_script
 from .test_brute_force import one_pack_instances
 
 TIGHT = 1e-9  # bounds are compared with optima up to rounding
@@ -179,15 +180,10 @@ def test_bounds_never_exceed_the_optimum(instance):
     check_against_optimum(instance)
 
 
-def random_one_pack(rng: np.random.Generator, index: int) -> Instance:
-    """Independent of hypothesis: 2-4 jobs on one partition, integer data."""
-    jobs = []
-    for i in range(int(rng.integers(2, 5))):
-        iterations = int(rng.integers(1, 3))
-        jobs.append(Job(f"j{i}", 1, tuple(rng.integers(0, 6, iterations) * 1.0),
-                        tuple(rng.integers(0, 6, iterations) * 1.0),
-                        release=float(rng.integers(0, 3)), partition=0))
-    return Instance(f"r{index}", Platform.homogeneous(1, 8, 1.0), tuple(jobs))
+random_one_pack = load_script("measure_stretch_bounds").small_instance
+"""``(rng, index) -> Instance``, independent of hypothesis: 2-4 one-node jobs
+of 1-2 iterations on one partition, integer data in ``0..5``, releases in
+``0..2`` (the ``small`` family of ``scripts/measure_stretch_bounds.py``)."""
 
 
 def test_tightness_tally():

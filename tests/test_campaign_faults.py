@@ -125,6 +125,17 @@ def one_line(stderr: str) -> str:
     return lines[0]
 
 
+def running_sweep(folder: Path, status: str, what: str
+                  ) -> tuple[subprocess.Popen, Path]:
+    """A sweep of :data:`SLOW` into ``folder/out``, started with
+    :func:`start`, once its store holds a row of ``status`` (``what``
+    names that moment in a timeout); the process and its ``--out``."""
+    spec, out = write_spec(folder), folder / "out"
+    sweep = start(sweep_command(spec, out), folder)
+    wait_for(lambda: rows(out, status), what)
+    return sweep, out
+
+
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(),
                                 reason="reads /proc (Linux)")
 
@@ -165,9 +176,7 @@ def test_two_sweeps_started_together_run_each_task_once(tmp_path: Path) -> None:
 # -- signals -------------------------------------------------------------------
 @needs_proc
 def test_sigterm_stops_like_ctrl_c_and_leaves_no_process(tmp_path: Path) -> None:
-    spec, out = write_spec(tmp_path), tmp_path / "out"
-    sweep = start(sweep_command(spec, out), tmp_path)
-    wait_for(lambda: rows(out, "ok"), "a finished task")
+    sweep, out = running_sweep(tmp_path, "ok", "a finished task")
     os.kill(sweep.pid, signal.SIGTERM)
     # communicate() reads to the end of stdout and stderr: it returns only
     # once no process holds them (what `| tee` waits for)
@@ -182,9 +191,7 @@ def test_sigterm_stops_like_ctrl_c_and_leaves_no_process(tmp_path: Path) -> None
 
 @needs_proc
 def test_sigkill_of_the_driver_leaves_no_process(tmp_path: Path) -> None:
-    spec, out = write_spec(tmp_path), tmp_path / "out"
-    sweep = start(sweep_command(spec, out), tmp_path)
-    wait_for(lambda: rows(out, "running"), "dispatched tasks")
+    sweep, _ = running_sweep(tmp_path, "running", "dispatched tasks")
     os.kill(sweep.pid, signal.SIGKILL)
     sweep.communicate(timeout=30)  # no worker holds the driver's stdout
     assert sweep.returncode == -signal.SIGKILL
@@ -193,9 +200,7 @@ def test_sigkill_of_the_driver_leaves_no_process(tmp_path: Path) -> None:
 
 @needs_proc
 def test_ctrl_c_exits_130_within_2_seconds_with_one_line(tmp_path: Path) -> None:
-    spec, out = write_spec(tmp_path), tmp_path / "out"
-    sweep = start(sweep_command(spec, out), tmp_path)
-    wait_for(lambda: rows(out, "ok"), "a finished task")
+    sweep, out = running_sweep(tmp_path, "ok", "a finished task")
     kept = len(rows(out, "ok"))
     os.killpg(sweep.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole group
     start_time = time.monotonic()

@@ -17,29 +17,7 @@ from opt_sched.workflows import (
     group_workflow,
 )
 
-
-class _Stepped:
-    """The order with its hooks but without ``fused_priority``: the engine
-    must step it in Python."""
-
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.name = inner.name
-
-    def attach(self, jobs, cluster):
-        self.inner.attach(jobs, cluster)
-
-    def sort(self, queue, now):
-        return self.inner.sort(queue, now)
-
-    def observe_submit(self, now, job):
-        self.inner.observe_submit(now, job)
-
-    def observe_start(self, now, job):
-        self.inner.observe_start(now, job)
-
-    def observe_end(self, now, job, killed):
-        self.inner.observe_end(now, job, killed)
+from .order_helpers import Stepped
 
 
 def _workload(seed: int, mode: str) -> Instance:
@@ -67,7 +45,7 @@ def _order(mode: str, weights: dict, stepped: bool):
     order = MultifactorOrder(cores_per_node=24, **weights)
     if mode == "woas":
         order = WorkflowAwareOrder(order)
-    return _Stepped(order) if stepped else order
+    return Stepped(order) if stepped else order
 
 
 WEIGHTS = [{}, {"weight_age": 1000.0, "weight_size": 3.0, "max_age": 4000.0},

@@ -44,36 +44,11 @@ from opt_sched.metrics import (
 )
 from opt_sched.validation import assert_feasible
 
-from .conftest import TINY2_FIFO, bundled_instance_paths
-
-A, B = TINY2_FIFO.jobs
+from .conftest import bundled_instance_paths
 
 
-@pytest.fixture(scope="module")
-def hand(tiny):
-    schedule = Schedule((A, B), method="by-hand")
-    assert_feasible(tiny, schedule)
-    return schedule
-
-
-@pytest.fixture(scope="module")
-def packed():
-    """Pack 0 = (a, b): both compute [0, 2); a io [2, 4), b io [4, 6).
-    Pack 1 = (c,): compute [6, 7), io [7, 8). T_a = T_b = 4, T_c = 2.
-    Stretches 1, 6/4, 2/2; pack max stretches 1.5 and 1."""
-    inst = Instance("packs", Platform.homogeneous(1, nodes=4),
-                    (Job.periodic("a", 2, 2.0, 2.0), Job.periodic("b", 2, 2.0, 2.0),
-                     Job.periodic("c", 4, 1.0, 1.0)))
-    sched = Schedule((JobSchedule("a", 0, (0.0,), (2.0,)),
-                      JobSchedule("b", 0, (0.0,), (4.0,)),
-                      JobSchedule("c", 0, (6.0,), (7.0,))),
-                     packs=((("a", "b"), ("c",)),))
-    assert_feasible(inst, sched)
-    return inst, sched
-
-
-def test_job_table_by_hand(tiny, hand):
-    table = job_table(tiny, hand)
+def test_job_table_by_hand(tiny, tiny2_fifo):
+    table = job_table(tiny, tiny2_fifo)
     assert list(table.columns) == list(JOB_COLUMNS)
     assert list(table.index) == ["a", "b"] and table.index.name == "job"
     expected = {
@@ -89,14 +64,14 @@ def test_job_table_by_hand(tiny, hand):
     assert table["pack"].isna().all()
 
 
-def test_stretch_agrees_with_schedule(tiny, hand):
-    table = job_table(tiny, hand)
-    assert table["stretch"].to_dict() == pytest.approx(hand.stretches(tiny))
-    assert table["completion"].max() == hand.makespan(tiny)
+def test_stretch_agrees_with_schedule(tiny, tiny2_fifo):
+    table = job_table(tiny, tiny2_fifo)
+    assert table["stretch"].to_dict() == pytest.approx(tiny2_fifo.stretches(tiny))
+    assert table["completion"].max() == tiny2_fifo.makespan(tiny)
 
 
-def test_summary_by_hand(tiny, hand):
-    s = summary(tiny, hand)
+def test_summary_by_hand(tiny, tiny2_fifo):
+    s = summary(tiny, tiny2_fifo)
     assert s["makespan"] == 11.0
     assert s["max_stretch"] == pytest.approx(4 / 3)
     assert s["mean_stretch"] == pytest.approx((1.1 + 4 / 3) / 2)
@@ -114,21 +89,21 @@ def test_summary_by_hand(tiny, hand):
     assert s.name == "by-hand"
 
 
-def test_node_time_adds_up(tiny, hand):
-    s = summary(tiny, hand)
+def test_node_time_adds_up(tiny, tiny2_fifo):
+    s = summary(tiny, tiny2_fifo)
     total = tiny.platform.total_nodes * s["makespan"]
     parts = s["exec_node_time"] + s["delay_node_time"] + s["idle_node_time"]
     assert parts == pytest.approx(total)
 
 
-def test_summary_is_json_ready(tiny, hand):
-    data = summary(tiny, hand).to_dict()
+def test_summary_is_json_ready(tiny, tiny2_fifo):
+    data = summary(tiny, tiny2_fifo).to_dict()
     assert isinstance(data["num_jobs"], int) and isinstance(data["makespan"], float)
     assert json.loads(json.dumps(data))["num_packs"] == 1
 
 
-def test_pack_metrics_by_hand(packed):
-    inst, sched = packed
+def test_pack_metrics_by_hand(two_packs):
+    inst, sched = two_packs
     table = job_table(inst, sched)
     assert table["pack"].tolist() == [0.0, 0.0, 1.0]
     np.testing.assert_allclose(table["stretch"], [1.0, 1.5, 1.0])
@@ -183,8 +158,8 @@ def test_zero_length_job_has_stretch_one():
     assert summary(inst, sched)["io_occupancy"] == 0.0
 
 
-def test_utilisation_over_time_by_hand(tiny, hand):
-    curve = utilisation_over_time(tiny, hand)
+def test_utilisation_over_time_by_hand(tiny, tiny2_fifo):
+    curve = utilisation_over_time(tiny, tiny2_fifo)
     # executing: a on [0,2) and [3,11); b on [0,4) and [6,8)
     assert curve["time"].tolist() == [0, 2, 3, 4, 6, 8, 11]
     assert curve["busy_nodes"].tolist() == [4, 2, 4, 2, 4, 2, 0]
@@ -198,8 +173,8 @@ def time_average(curve: pd.DataFrame, column: str, end: float) -> float:
     return float(np.dot(curve[column].to_numpy(), widths)) / end
 
 
-def test_utilisation_curve_averages_to_the_summary(tiny, hand, packed):
-    for inst, sched in ((tiny, hand), packed):
+def test_utilisation_curve_averages_to_the_summary(tiny, tiny2_fifo, two_packs):
+    for inst, sched in ((tiny, tiny2_fifo), two_packs):
         s = summary(inst, sched)
         curve = utilisation_over_time(inst, sched)
         assert time_average(curve, "utilisation", s["makespan"]) == pytest.approx(
@@ -208,8 +183,8 @@ def test_utilisation_curve_averages_to_the_summary(tiny, hand, packed):
             s["allocation"])
 
 
-def test_io_occupancy_over_time_by_hand(tiny, hand):
-    occ = io_occupancy_over_time(tiny, hand)
+def test_io_occupancy_over_time_by_hand(tiny, tiny2_fifo):
+    occ = io_occupancy_over_time(tiny, tiny2_fifo)
     # touching phases [1,3) [3,6) [6,8) [8,11) merge into one busy period
     assert occ[["time", "partition", "busy"]].values.tolist() == [
         [0, 0, 0], [1, 0, 1], [11, 0, 0]]
@@ -226,21 +201,16 @@ def test_io_occupancy_over_time_partitions():
     assert summary(inst, sched)["io_occupancy"] == pytest.approx(2 / (2 * 3))
 
 
-def test_bad_tau(tiny, hand):
+def test_bad_tau(tiny, tiny2_fifo):
     with pytest.raises(OptionError, match="tau=-1"):
-        job_table(tiny, hand, tau=-1)
+        job_table(tiny, tiny2_fifo, tau=-1)
     with pytest.raises(OptionError):
-        summary(tiny, hand, tau=math.nan)
+        summary(tiny, tiny2_fifo, tau=math.nan)
 
 
-def test_100k_phases_are_fast():
+def test_100k_phases_are_fast(hundred_by_thousand):
     n, m = 100, 1000
-    jobs = tuple(Job.periodic(f"j{i}", 1, 10.0, 0.1, m) for i in range(n))
-    inst = Instance("perf", Platform.homogeneous(1, nodes=n), jobs)
-    sched = Schedule(tuple(
-        JobSchedule(f"j{i}", 0, tuple(20.0 * k for k in range(m)),
-                    tuple(20.0 * k + 10 + 0.1 * i for k in range(m)))
-        for i in range(n)))
+    inst, sched = hundred_by_thousand
     began = time.perf_counter()
     s = summary(inst, sched)
     curve = utilisation_over_time(inst, sched)

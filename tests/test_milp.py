@@ -30,6 +30,8 @@ from opt_sched.exact.milp.backend import (
 from opt_sched.exact.packs.milp import planned_makespan, solve_packs
 from opt_sched.exact.result import SolveStatus
 
+from .milp_helpers import presolve_bug_problem
+
 BACKENDS = ("cbc", "highs")
 OBJECTIVES = ("makespan", "max-stretch")
 REL = 1e-6
@@ -381,6 +383,7 @@ _SESSION = textwrap.dedent("""
     import json, sys
     from opt_sched.exact.milp.backend import (MilpSettings, highs_mode, load_pulp,
                                               solve_milp)
+    from tests.milp_helpers import presolve_bug_problem
 
     def cpsat():
         from ortools.sat.python import cp_model
@@ -394,12 +397,7 @@ _SESSION = textwrap.dedent("""
         return solver.objective_value
 
     def highs():
-        pulp = load_pulp()
-        prob = pulp.LpProblem("t", pulp.LpMinimize)
-        x = pulp.LpVariable("x", 0, 10, cat="Integer")
-        y = pulp.LpVariable("y", 0, 10)
-        prob += 3 * x + 4 * y
-        prob += x + 2 * y >= 7.5
+        prob = presolve_bug_problem(load_pulp())
         out = solve_milp(prob, MilpSettings("highs", time_limit=10.0))
         return out.objective, str(out.status), out.mode
 
@@ -435,14 +433,8 @@ def test_cpsat_and_highs_in_one_process(order: tuple[str, str], mode: str) -> No
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_default_settings_avoid_the_highs_1_14_presolve_bug(backend: str) -> None:
-    """min 3x + 4y, x + 2y >= 7.5, x integer: 15 at x = 0, y = 3.75. HiGHS
-    1.14.0 with presolve answers 24 "optimal" (ERGO-Code/HiGHS #2957)."""
-    pulp = load_pulp()
-    prob = pulp.LpProblem("presolve_bug", pulp.LpMinimize)
-    x = pulp.LpVariable("x", 0, 10, cat="Integer")
-    y = pulp.LpVariable("y", 0, 10)
-    prob += 3 * x + 4 * y
-    prob += x + 2 * y >= 7.5
+    """The presolve-bug MILP (:func:`presolve_bug_problem`): 15, not 24."""
+    prob = presolve_bug_problem(load_pulp())
     out = solve_milp(prob, MilpSettings(backend, time_limit=10.0))
     assert out.status is SolveStatus.OPTIMAL and close(out.objective, 15.0)
     assert out.bound <= 15.0 + REL

@@ -20,9 +20,10 @@ from .online_helpers import (
     online_workloads,
     running_bandwidth_peaks,
 )
+from .order_helpers import Unkeyed
+from .strategies import slow_settings
 
-SETTINGS = settings(max_examples=80, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = slow_settings(80)
 
 SCHEDULERS = ["fcfs", "easy", "conservative", "io-easy", "herbein"]
 ORDERED = ["easy", "conservative", "io-easy", "herbein"]  # take order=
@@ -127,23 +128,6 @@ def test_io_aware_schedulers_are_easy_without_io(instance, order, kill):
             assert (a.start, a.machines) == (b.start, b.machines)
 
 
-class _Unkeyed:
-    """A queue order without a static key: the engine must then step the
-    scheduler in Python, pass by pass (same passes, no fused loop)."""
-
-    def __init__(self, inner: str) -> None:
-        from opt_sched.scheduling.queue_order import get_queue_order
-
-        self.inner = get_queue_order(inner)
-        self.name = self.inner.name
-
-    def attach(self, jobs, cluster):
-        self.inner.attach(jobs, cluster)
-
-    def sort(self, queue, now):
-        return self.inner.sort(queue, now)
-
-
 @SETTINGS
 @given(instance=online_workloads(io=False, partitions=2, unknown=True),
        name=st.sampled_from(ORDERED), order=st.sampled_from(["fcfs", "sjf"]),
@@ -157,7 +141,7 @@ def test_the_fused_replay_is_the_stepped_replay(instance, name, order, kill, del
                    kill_at_walltime=kill,
                    progress=lambda e, n: fused_calls.append((e, n)))
     stepped = replay(instance,
-                     get_scheduler(name, order=_Unkeyed(order), rjms_delay=delay),
+                     get_scheduler(name, order=Unkeyed(order), rjms_delay=delay),
                      kill_at_walltime=kill,
                      progress=lambda e, n: stepped_calls.append((e, n)))
     assert fused.jobs == stepped.jobs
@@ -178,7 +162,7 @@ def test_the_fused_replay_is_the_stepped_replay(instance, name, order, kill, del
 def test_wide_partitions(instance, name, kill):
     """Machine sets over several 64-bit words (65-200 machines)."""
     fused = replay(instance, get_scheduler(name), kill_at_walltime=kill)
-    stepped = replay(instance, get_scheduler(name, order=_Unkeyed("fcfs")),
+    stepped = replay(instance, get_scheduler(name, order=Unkeyed("fcfs")),
                      kill_at_walltime=kill)
     assert fused.jobs == stepped.jobs
     _check_basic(instance, fused, kill)

@@ -17,7 +17,7 @@ import pytest
 from opt_sched.json_files import read_instance, read_schedule
 from opt_sched.validation import assert_feasible
 
-from .test_plugins import head_instance, install, load_source, opt_sched
+from .plugin_helpers import head_instance, install_package, load_source, opt_sched
 
 ORDER_SOURCE = '''
 """Widest job first: a static queue order (ties in submission order)."""
@@ -46,9 +46,8 @@ widest-first = myorder.order:WidestFirst
 
 @pytest.fixture
 def plugin(tmp_path: Path) -> Path:
-    return install(tmp_path / "site", "myorder", "0.1",
-                   {"myorder/__init__.py": '"""A queue-order plug-in."""\n',
-                    "myorder/order.py": ORDER_SOURCE}, ENTRY_POINTS)
+    return install_package(tmp_path, "myorder", "A queue-order plug-in.",
+                           {"order": ORDER_SOURCE}, ENTRY_POINTS)
 
 
 @pytest.mark.parametrize("spec", ["widest-first", "widest-first:asc"])

@@ -19,7 +19,8 @@ from opt_sched import read_instance
 from opt_sched.validation import assert_feasible
 
 from .paths import REPO
-from .test_plugins import POLICY, POLICY_SOURCE, install, load_source, opt_sched
+from .plugin_helpers import install_package, load_source, opt_sched
+from .test_plugins import POLICY, POLICY_SOURCE
 
 HEURISTIC = "widest-first"
 
@@ -75,11 +76,9 @@ make schedules for (tiny5 poses IO-SCHED)."""
 
 @pytest.fixture
 def plugin(tmp_path: Path) -> Path:
-    return install(tmp_path / "site", "myheur", "0.1",
-                   {"myheur/__init__.py": '"""Recipes from outside."""\n',
-                    "myheur/heuristic.py": HEURISTIC_SOURCE,
-                    "myheur/exact.py": EXACT_SOURCE,
-                    "myheur/policy.py": POLICY_SOURCE}, ENTRY_POINTS)
+    return install_package(tmp_path, "myheur", "Recipes from outside.",
+                           {"heuristic": HEURISTIC_SOURCE, "exact": EXACT_SOURCE,
+                            "policy": POLICY_SOURCE}, ENTRY_POINTS)
 
 
 def direct_makespan(plugin: Path, spec: str, path: Path = TINY) -> float:

@@ -21,7 +21,7 @@ import pytest
 
 from opt_sched.validation import assert_feasible
 
-from .test_plugins import install, load_source, opt_sched
+from .plugin_helpers import install_package, load_source, opt_sched
 
 STUDY_SOURCE = '''
 """A tiny study: its generator, experiment and report."""
@@ -93,9 +93,8 @@ tiny-study = mystudy.study:write_report
 
 @pytest.fixture
 def study(tmp_path: Path) -> Path:
-    return install(tmp_path / "site", "mystudy", "0.1",
-                   {"mystudy/__init__.py": '"""A study plug-in."""\n',
-                    "mystudy/study.py": STUDY_SOURCE}, ENTRY_POINTS)
+    return install_package(tmp_path, "mystudy", "A study plug-in.",
+                           {"study": STUDY_SOURCE}, ENTRY_POINTS)
 
 
 def test_a_study_plugin_reaches_sweep_and_its_workers(study, tmp_path):

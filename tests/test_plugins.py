@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.util
 import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -34,6 +31,13 @@ from opt_sched import Instance, read_instance
 from opt_sched.validation import assert_feasible
 
 from .paths import FIXTURES, REPO
+from .plugin_helpers import (
+    head_instance,
+    install,
+    install_package,
+    load_source,
+    opt_sched,
+)
 
 SCHEDULER = "largest-first"
 POLICY = "heaviest-job"
@@ -159,81 +163,13 @@ ENTRY_POINTS = f"""
 {SOLVER} = myplug.exact:MODEL
 """
 
-HEAD_SPEEDUP = 10
-"""The bundled 40-job KTH-SP2 head arrives this many times faster, so that
-jobs queue and the start rule decides something."""
-
-
-def install(root: Path, name: str, version: str, files: dict[str, str],
-            entry_points: str) -> Path:
-    """Write the distribution ``name`` (its ``files`` and a dist-info folder)
-    into ``root``, as pip would lay it out in site-packages."""
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    info = root / f"{name}-{version}.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\n"
-                                   f"Version: {version}\n")
-    (info / "entry_points.txt").write_text(textwrap.dedent(entry_points))
-    return root
-
-
 @pytest.fixture
 def plugin(tmp_path: Path) -> Path:
     """The folder holding the installed ``myplug`` distribution."""
-    return install(tmp_path / "site", "myplug", "0.1",
-                   {"myplug/__init__.py": '"""A tiny opt_sched plug-in."""\n',
-                    "myplug/scheduler.py": SCHEDULER_SOURCE,
-                    "myplug/policy.py": POLICY_SOURCE,
-                    "myplug/model.py": MODEL_SOURCE,
-                    "myplug/methods.py": METHODS_SOURCE,
-                    "myplug/exact.py": EXACT_SOURCE},
-                   ENTRY_POINTS)
-
-
-def opt_sched(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """``python -m opt_sched ARGS`` with ``site`` on its ``PYTHONPATH``; the
-    result's ``pid`` is the process's."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(REPO)]))
-    with subprocess.Popen([sys.executable, "-m", "opt_sched", *args], cwd=cwd,
-                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True) as process:
-        try:
-            stdout, stderr = process.communicate(timeout=300)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            raise
-    done = subprocess.CompletedProcess(process.args, process.returncode, stdout,
-                                       stderr)
-    done.pid = process.pid  # type: ignore[attr-defined]
-    return done
-
-
-def load_source(path: Path) -> ModuleType:
-    """The module at ``path``, imported under a private name (the pytest
-    process does not install the plug-in)."""
-    spec = importlib.util.spec_from_file_location(f"_plugin_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def head_instance(folder: Path) -> Path:
-    """The bundled KTH-SP2 head with I/O phases (profile ``bn``), arrivals
-    compressed, as an instance file."""
-    from opt_sched.json_files import write_instance
-    from opt_sched.traces import convert_trace, read_trace
-
-    trace, _ = read_trace(FIXTURES / "traces" / "kth-sp2-head.swf")
-    instance = convert_trace(trace, "bn", alpha=0.5, bandwidth=20.0).instance
-    jobs = tuple(dataclasses.replace(job, release=job.release / HEAD_SPEEDUP)
-                 for job in instance.jobs)
-    path = folder / "kth-head.json"
-    write_instance(dataclasses.replace(instance, jobs=jobs), path)
-    return path
+    return install_package(tmp_path, "myplug", "A tiny opt_sched plug-in.",
+                           {"scheduler": SCHEDULER_SOURCE, "policy": POLICY_SOURCE,
+                            "model": MODEL_SOURCE, "methods": METHODS_SOURCE,
+                            "exact": EXACT_SOURCE}, ENTRY_POINTS)
 
 
 def largest_first_violations(instance: Instance, schedule) -> list[str]:

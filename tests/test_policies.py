@@ -93,62 +93,47 @@ def test_unknown_policy():
     assert all(name in message for name in POLICY_NAMES)
 
 
-def test_lowest_id():
-    """a (index 1) requests at 3, b (index 2) at 1: a despite FIFO."""
-    a, b = job("a", 3, 1), job("b", 1, 1)
-    assert race("lowest-id", a, b) == "a"
-    assert race("fifo", a, b) == "b"
+# Each race: a and b (``job(name, w, v, iterations)``), then the winner
+# under the policy tested and under policies that would pick otherwise.
+RACES = [
+    # a (index 1) requests at 3, b (index 2) at 1: a despite FIFO.
+    pytest.param(job("a", 3, 1), job("b", 1, 1), {"lowest-id": "a", "fifo": "b"},
+                 id="lowest-id"),
+    # b requests at 1, a at 2: b first although a has the lower index.
+    pytest.param(job("a", 2, 1), job("b", 1, 1), {"fifo": "b", "lowest-id": "a"},
+                 id="fifo"),
+    # d_b = 5 > d_a = 1, though a is first by index and by request.
+    pytest.param(job("a", 1, 1), job("b", 2, 5), {"longest-io": "b", "fifo": "a"},
+                 id="longest-io"),
+    pytest.param(job("a", 1, 5), job("b", 2, 1), {"shortest-io": "b", "fifo": "a"},
+                 id="shortest-io"),
+    # a: d=1 then 2 more iterations of 1+1: remaining 5. b: remaining 2.
+    # Shortest-io would pick a (1 < 2).
+    pytest.param(job("a", 1, 1, 3), job("b", 2, 2),
+                 {"shortest-remaining": "b", "shortest-io": "a"},
+                 id="shortest-remaining"),
+    # a: remaining 2. b: 1 + 2 x (2 + 1) = 7. Longest-io would pick a.
+    pytest.param(job("a", 1, 2), job("b", 2, 1, 3),
+                 {"longest-remaining": "b", "longest-io": "a"},
+                 id="longest-remaining"),
+    # I/O fraction of a: 1/2; of b: 2/11. Shortest-io and FIFO pick a.
+    pytest.param(job("a", 1, 1), job("b", 9, 2),
+                 {"bandwidth": "b", "shortest-io": "a", "fifo": "a"},
+                 id="bandwidth"),
+    # At t=10, started now: a ends with stretch (10+8-0)/(1+8) = 2,
+    # b with (10+1-0)/(2+1) = 3.67: b, although FIFO and lowest-id pick a.
+    pytest.param(job("a", 1, 8), job("b", 2, 1), {"stretch": "b", "fifo": "a"},
+                 id="stretch"),
+]
 
 
-def test_fifo():
-    """b requests at 1, a at 2: b first although a has the lower index."""
-    a, b = job("a", 2, 1), job("b", 1, 1)
-    assert race("fifo", a, b) == "b"
-    assert race("lowest-id", a, b) == "a"
-
-
-def test_longest_io():
-    """d_b = 5 > d_a = 1, though a is first by index and by request."""
-    a, b = job("a", 1, 1), job("b", 2, 5)
-    assert race("longest-io", a, b) == "b"
-    assert race("fifo", a, b) == "a"
-
-
-def test_shortest_io():
-    a, b = job("a", 1, 5), job("b", 2, 1)
-    assert race("shortest-io", a, b) == "b"
-    assert race("fifo", a, b) == "a"
-
-
-def test_shortest_remaining():
-    """a: d=1 then 2 more iterations of 1+1: remaining 5. b: remaining 2.
-    Shortest-io would pick a (1 < 2)."""
-    a, b = job("a", 1, 1, 3), job("b", 2, 2)
-    assert race("shortest-remaining", a, b) == "b"
-    assert race("shortest-io", a, b) == "a"
-
-
-def test_longest_remaining():
-    """a: remaining 2. b: 1 + 2 x (2 + 1) = 7. Longest-io would pick a."""
-    a, b = job("a", 1, 2), job("b", 2, 1, 3)
-    assert race("longest-remaining", a, b) == "b"
-    assert race("longest-io", a, b) == "a"
-
-
-def test_bandwidth():
-    """I/O fraction of a: 1/2; of b: 2/11. Shortest-io and FIFO pick a."""
-    a, b = job("a", 1, 1), job("b", 9, 2)
-    assert race("bandwidth", a, b) == "b"
-    assert race("shortest-io", a, b) == "a"
-    assert race("fifo", a, b) == "a"
-
-
-def test_stretch():
-    """At t=10, started now: a ends with stretch (10+8-0)/(1+8) = 2,
-    b with (10+1-0)/(2+1) = 3.67: b, although FIFO and lowest-id pick a."""
-    a, b = job("a", 1, 8), job("b", 2, 1)
-    assert race("stretch", a, b) == "b"
-    assert race("fifo", a, b) == "a"
+@pytest.mark.parametrize("a, b, winners", RACES)
+def test_each_policy_picks_its_own_winner(a, b, winners):
+    """The first entry of ``winners`` is the policy the race is for; the
+    others show the race is not won the same way by every policy."""
+    assert len(set(winners.values())) == 2
+    for policy, winner in winners.items():
+        assert race(policy, a, b) == winner, policy
 
 
 def test_stretch_uses_the_job_start():

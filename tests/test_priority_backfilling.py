@@ -22,6 +22,8 @@ from opt_sched.scheduling import replay
 from opt_sched.validation import assert_feasible
 from opt_sched.workflows import WorkflowAwareOrder, build_workflow_workload
 
+from .order_helpers import Unkeyed
+
 
 def _takes_order(name: str) -> bool:
     from opt_sched.scheduling import SCHEDULERS
@@ -90,20 +92,6 @@ def test_random_workloads_with_workflows_are_feasible(name, priority) -> None:
         assert not math.isnan(sched.jobs[0].start)
 
 
-class _HidesHooks:
-    """Shows a scheduler only ``attach`` and ``sort`` of an order."""
-
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.name = inner.name
-
-    def attach(self, jobs, cluster):
-        self.inner.attach(jobs, cluster)
-
-    def sort(self, queue, now):
-        return self.inner.sort(queue, now)
-
-
 def test_easy_without_hooks_uses_the_fallback() -> None:
     from opt_sched.scheduling import get_scheduler
 
@@ -112,7 +100,7 @@ def test_easy_without_hooks_uses_the_fallback() -> None:
         _job("a1", 4, 10.0, 100.0, "a"),
         _job("b1", 4, 10.0, 100.0, "b")))
     order = FairShareOrder("relative")
-    sched = replay(inst, get_scheduler("easy", order=_HidesHooks(order)))
+    sched = replay(inst, get_scheduler("easy", order=Unkeyed(order)))
     assert not order.history._hooked  # the events were inferred
     assert sched["b1"].start == 100.0
 

@@ -11,6 +11,8 @@ from opt_sched.priority import MultifactorOrder, StrictOrderScheduler
 from opt_sched.scheduling import job_table, replay
 from opt_sched.validation import assert_feasible
 
+from .order_helpers import ClusterView
+
 
 def _job(job_id, nodes, run, release, walltime=None, after=(), user="u"):
     return Job(job_id, nodes, (run,), (0.0,), release=release, user=user,
@@ -21,33 +23,20 @@ def _inst(jobs, nodes=4) -> Instance:
     return Instance("mf", Platform.homogeneous(1, nodes=nodes), tuple(jobs))
 
 
-class _View:
-    """A cluster of one partition for attach()."""
-
-    def __init__(self, nodes):
-        self._n = nodes
-        self.running = {}
-
-    num_partitions = 1
-
-    def size(self, k):
-        return self._n
-
-
 def test_size_factor_by_hand() -> None:
     inst = _inst([_job("a", 2, 600.0, 0.0), _job("b", 4, 60.0, 0.0),
                   _job("c", 1, 3600.0, 0.0)])
     order = MultifactorOrder(cores_per_node=24)
-    order.attach(job_table(inst), _View(4))
+    order.attach(job_table(inst), ClusterView(4))
     # a: 48 cores / 10 min / 96 cores = 0.05; b: 96 / 1 / 96 = 1; c: 24/60/96
     assert order.size_factor(0) == pytest.approx(0.95)
     assert order.size_factor(1) == pytest.approx(0.0)
     assert order.size_factor(2) == pytest.approx(1 - 24 / 60 / 96)
     plain = MultifactorOrder(relative_to_time=False)
-    plain.attach(job_table(inst), _View(4))
+    plain.attach(job_table(inst), ClusterView(4))
     assert plain.size_factor(0) == pytest.approx(0.5)   # (N - Q)/N
     large = MultifactorOrder(favor_small=False, relative_to_time=False)
-    large.attach(job_table(inst), _View(4))
+    large.attach(job_table(inst), ClusterView(4))
     assert large.size_factor(1) == pytest.approx(1.0)
     # age: 7 days max
     assert order.age_factor(0, 3.5 * 86400) == pytest.approx(0.5)
@@ -98,7 +87,7 @@ def test_fairshare_factor() -> None:
     assert sched["v1"].start == 100.0
     # the state at t = 100: u used 400 node-s, v nothing
     fresh = MultifactorOrder(weight_fairshare=1, half_life=float("inf"))
-    fresh.attach(job_table(inst), _View(4))
+    fresh.attach(job_table(inst), ClusterView(4))
     fresh.observe_start(0.0, 0)
     fresh.observe_end(100.0, 0, False)
     # u: t = 0.5, s = 1 -> 2^-2 = 0.25; v: t = 0.5, s = 0 -> 1

@@ -14,16 +14,19 @@ from opt_sched.priority.resolution import (
     resolution_table,
 )
 
-# Fig. 17 as printed (balance, over, under), transcribed from the thesis.
-FIG17 = {
-    "absolute": (12, 14, 12),
-    "relative": (9, 14, 9),
-    "relative-2": (9, 15, 8),
-    "sigmoid": (9, 12, 9),
-    "sigmoid-2": (6, 11, 9),
-    "slurm": (9, 13, 8),
-    "combined": (10, 15, 8),
-}
+# Fig. 17 as printed, transcribed from the thesis: operator, then the bits
+# needed at balance, over-served and under-served.
+FIG17_TEXT = """
+absolute    12 14 12
+relative     9 14  9
+relative-2   9 15  8
+sigmoid      9 12  9
+sigmoid-2    6 11  9
+slurm        9 13  8
+combined    10 15  8
+"""
+FIG17 = {name: tuple(int(bits) for bits in rest)
+         for name, *rest in (line.split() for line in FIG17_TEXT.strip().splitlines())}
 
 
 @pytest.fixture(scope="module")

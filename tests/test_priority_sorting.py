@@ -13,16 +13,7 @@ from opt_sched.scheduling import get_queue_order, job_table
 from opt_sched.scheduling.queue_order import FCFSOrder, SJFOrder
 from opt_sched.workflows import WorkflowAwareOrder, build_workflow_workload
 
-
-class _View:
-    def __init__(self, nodes):
-        self._n = nodes
-        self.running = {}
-
-    num_partitions = 1
-
-    def size(self, k):
-        return self._n
+from .order_helpers import ClusterView
 
 
 def _random_instance(seed: int, n: int = 60) -> Instance:
@@ -43,7 +34,7 @@ def _random_instance(seed: int, n: int = 60) -> Instance:
 def test_multifactor_sort_is_the_priority_order(seed, weights) -> None:
     inst = _random_instance(seed)
     order = MultifactorOrder(cores_per_node=24, **weights)
-    order.attach(job_table(inst), _View(100))
+    order.attach(job_table(inst), ClusterView(100))
     rng = np.random.default_rng(seed + 10)
     for job in range(len(inst.jobs)):  # eligibility as the hooks record it
         order.observe_submit(float(inst.jobs[job].release) + float(rng.integers(0, 3)),
@@ -65,8 +56,8 @@ def test_woas_sort_is_the_reference_sort(seed, inner) -> None:
     jobs = job_table(built.instance)
     fast = WorkflowAwareOrder(get_queue_order(inner))
     slow = WorkflowAwareOrder(get_queue_order(inner))
-    fast.attach(jobs, _View(100))
-    slow.attach(jobs, _View(100))
+    fast.attach(jobs, ClusterView(100))
+    slow.attach(jobs, ClusterView(100))
     rng = np.random.default_rng(seed)
     n = len(jobs)
     for now in (100.0, 2000.0, 8000.0):

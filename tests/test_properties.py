@@ -3,17 +3,16 @@ accepts the simulated schedule, and every lower bound is below its value."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import opt_sched.bounds as bounds
 import opt_sched.simulation as simulation
 import opt_sched.validation as validation
 
-from .strategies import instances
+from .strategies import instances, slow_settings, starts_plan_runs
 
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = slow_settings(60)
 
 
 @SETTINGS
@@ -31,17 +30,9 @@ def test_one_pack_under_every_policy_is_feasible_and_above_bounds(instance, poli
 
 
 @SETTINGS
-@given(instance=instances(mapped=False, max_jobs=6),
-       policy=st.sampled_from(simulation.POLICY_NAMES), data=st.data())
-def test_starts_plans_are_feasible_and_above_bounds(instance, policy, data):
-    k = instance.platform.num_partitions
-    partition, start = {}, {}
-    for job in instance.jobs:
-        parts = instance.platform.partitions
-        fits = [p for p in range(k) if parts[p].nodes >= job.nodes]
-        partition[job.id] = data.draw(st.sampled_from(fits))
-        start[job.id] = data.draw(st.integers(0, 20)) / 2
-    plan = simulation.StartsPlan(partition=partition, start=start)
+@given(run=starts_plan_runs())
+def test_starts_plans_are_feasible_and_above_bounds(run):
+    instance, plan, policy = run
     schedule = simulation.simulate(instance, plan, policy=policy)
     validation.assert_feasible(instance, schedule)
     makespan = schedule.makespan(instance)

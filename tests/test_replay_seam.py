@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import opt_sched.simulation as simulation
@@ -24,10 +24,9 @@ from opt_sched.scheduling import (
     replay,
 )
 
-from .strategies import instances
+from .strategies import instances, slow_settings, starts_plan_runs
 
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = slow_settings(60)
 
 
 def _same_times(a, b) -> None:
@@ -48,17 +47,9 @@ def test_one_pack_replay_equals_the_fused_kernel(instance, policy):
 
 
 @SETTINGS
-@given(instance=instances(mapped=False, max_jobs=6),
-       policy=st.sampled_from(simulation.POLICY_NAMES), data=st.data())
-def test_starts_plan_replay_equals_the_fused_kernel(instance, policy, data):
-    k = instance.platform.num_partitions
-    partition, start = {}, {}
-    for job in instance.jobs:
-        parts = instance.platform.partitions
-        fits = [p for p in range(k) if parts[p].nodes >= job.nodes]
-        partition[job.id] = data.draw(st.sampled_from(fits))
-        start[job.id] = data.draw(st.integers(0, 20)) / 2
-    plan = simulation.StartsPlan(partition=partition, start=start)
+@given(run=starts_plan_runs())
+def test_starts_plan_replay_equals_the_fused_kernel(run):
+    instance, plan, policy = run
     fused = simulation.simulate(instance, plan, policy=policy)
     stepped = replay(instance, PlanScheduler(instance, plan), policy=policy)
     _same_times(fused, stepped)

@@ -12,7 +12,6 @@ goes through the validator.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import os
 import subprocess
 import sys
@@ -25,13 +24,12 @@ from opt_sched import Instance, read_instance
 from opt_sched.scheduling import replay
 from opt_sched.validation import assert_feasible
 
-from .paths import FIXTURES, REPO, shared_data_dir
+from .paths import REPO, shared_data_dir
+from .plugin_helpers import head_instance
 
 SCHEDULERS = ("fcfs", "easy", "conservative")
 KTH_SLICE = {"alpha": 0.5, "seed": 0, "bandwidth": 20.0, "jobs": 200}
 """200 jobs: enough queueing that the three schedulers' mean waits differ."""
-HEAD_SPEEDUP = 10
-"""The bundled 40-job head arrives this many times faster, so jobs queue."""
 
 
 def run_sweep(spec: Path, out: Path) -> subprocess.CompletedProcess:
@@ -64,15 +62,7 @@ def kth_source(tmp_path: Path) -> tuple[str, Callable[[], Instance]]:
 def head_source(tmp_path: Path) -> tuple[str, Callable[[], Instance]]:
     """The bundled KTH-SP2 head (I/O profile ``bn``, arrivals compressed) as
     an instance file, and that file read back."""
-    from opt_sched.json_files import write_instance
-    from opt_sched.traces import convert_trace, read_trace
-
-    trace, _ = read_trace(FIXTURES / "traces" / "kth-sp2-head.swf")
-    instance = convert_trace(trace, "bn", alpha=0.5, bandwidth=20.0).instance
-    jobs = tuple(dataclasses.replace(job, release=job.release / HEAD_SPEEDUP)
-                 for job in instance.jobs)
-    path = tmp_path / "kth-head.json"
-    write_instance(dataclasses.replace(instance, jobs=jobs), path)
+    path = head_instance(tmp_path)
     return f'"{path.name}"', lambda: read_instance(path)
 
 

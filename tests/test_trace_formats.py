@@ -20,11 +20,10 @@ from opt_sched.traces.formats import (
 )
 from opt_sched.traces.reading import TraceFormat
 
-from .paths import REPO, shared_data_dir
+from .paths import TRACES, shared_data_dir
 
-FIXTURES = REPO / "tests" / "data" / "traces"
-HEAD = FIXTURES / "kth-sp2-head.swf"
-WORKLOAD = FIXTURES / "workload-small.json"
+HEAD = TRACES / "kth-sp2-head.swf"
+WORKLOAD = TRACES / "workload-small.json"
 
 
 def test_builtin_formats_are_registered():
@@ -38,8 +37,8 @@ def test_builtin_formats_are_registered():
     (HEAD, "head.txt", "swf"),              # by content: a ';' header
     (WORKLOAD, "w.json", "batsim"),
     (WORKLOAD, "w.data", "batsim"),         # by content: {"jobs": ...
-    (FIXTURES / "jobs.sacct", "jobs.log", "sacct"),
-    (FIXTURES / "jobs.pbs", "20240101", "pbs"),
+    (TRACES / "jobs.sacct", "jobs.log", "sacct"),
+    (TRACES / "jobs.pbs", "20240101", "pbs"),
 ])
 def test_detect_by_name_then_content(tmp_path, source, name, expected):
     if not source.is_file():

@@ -5,34 +5,25 @@ zones, malformed lines (one error, exit 2), and the SWF round trip."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 from opt_sched.errors import TraceError
-from opt_sched.traces.formats import detect_format, read_trace
+from opt_sched.traces import swf_format as swf
+from opt_sched.traces.formats import detect_format
 from opt_sched.traces.pbs_accounting import pbs_records, read_pbs, sniff
 from opt_sched.traces.reading import TraceReading
-from opt_sched.traces.swf_format import (
-    ALLOCATED,
-    GROUP,
-    REQ_PROCS,
-    REQ_TIME,
-    RUN,
-    STATUS,
-    SUBMIT,
-    USER,
-    WAIT,
+
+from .paths import TRACES
+from .trace_roundtrip import (
+    assert_reader_refuses,
+    assert_replay_refuses,
+    assert_swf_round_trip,
 )
 
-from .paths import REPO
-from .trace_roundtrip import assert_same_replay, assert_same_trace, swf_text
-
-FIXTURES = REPO / "tests" / "data" / "traces"
-PBS = FIXTURES / "jobs.pbs"
-MALFORMED = FIXTURES / "malformed.pbs"
+PBS = TRACES / "jobs.pbs"
+MALFORMED = TRACES / "malformed.pbs"
+MALFORMED_ERROR = "malformed.pbs line 2: field qtime='abc' is not an epoch (seconds)"
 
 ORIGIN = 1709280000       # 2024-03-01 08:00:00 UTC, the qtime of 101.server
 
@@ -56,7 +47,8 @@ EXPECTED = {
     # Torque: nodes=n07:ppn=4+n08:ppn=4 (2 named hosts); walltime 1:00:00
     "110.server": (23, 6000, 300, 2700, 2, 2, 3600, 1),
 }
-COLUMNS = (SUBMIT, WAIT, RUN, ALLOCATED, REQ_PROCS, REQ_TIME, STATUS)
+COLUMNS = (swf.SUBMIT, swf.WAIT, swf.RUN, swf.ALLOCATED, swf.REQ_PROCS, swf.REQ_TIME,
+           swf.STATUS)
 
 
 @pytest.fixture(scope="module")
@@ -97,9 +89,9 @@ def test_users_and_groups(records):
     assert by_id["103.server"] == (None, None)        # a D record names no owner
     users = [u for u in records.users if u is not None]
     first = list(dict.fromkeys(users))
-    assert [int(x) for x in records.fields[:, USER] if x != -1] == [
+    assert [int(x) for x in records.fields[:, swf.USER] if x != -1] == [
         first.index(u) + 1 for u in users]
-    assert records.fields[records.ids.index("103.server"), GROUP] == -1
+    assert records.fields[records.ids.index("103.server"), swf.GROUP] == -1
 
 
 def test_time_zone_moves_only_the_record_dates(records):
@@ -107,8 +99,8 @@ def test_time_zone_moves_only_the_record_dates(records):
     assert chicago.header["UnixStartTime"] == str(ORIGIN)   # epochs: no zone
     moved = [records.ids.index(j) for j in ("103.server", "109.server")]
     # Central Standard Time, UTC-6: the Q dates are 6 h later in UTC
-    np.testing.assert_array_equal(chicago.fields[moved, SUBMIT],
-                                  records.fields[moved, SUBMIT] + 6 * 3600)
+    np.testing.assert_array_equal(chicago.fields[moved, swf.SUBMIT],
+                                  records.fields[moved, swf.SUBMIT] + 6 * 3600)
     rest = [k for k in range(len(records.ids)) if k not in moved]
     np.testing.assert_array_equal(chicago.fields[rest], records.fields[rest])
     assert any("time zone: UTC (assumed; give --tz)" in n for n in records.notes)
@@ -128,10 +120,7 @@ def test_read_pbs_applies_the_rules():
 
 
 def test_malformed_line_names_line_and_field():
-    with pytest.raises(TraceError) as caught:
-        pbs_records(MALFORMED)
-    assert str(caught.value) == ("malformed.pbs line 2: field qtime='abc' is not "
-                                 "an epoch (seconds)")
+    assert_reader_refuses(pbs_records, MALFORMED, MALFORMED_ERROR)
 
 
 GOOD = ("03/01/2024 08:30:00;E;201.server;user=alice group=physics queue=batch "
@@ -168,27 +157,18 @@ def test_torque_start_zero_and_missing_fields(tmp_path):
         "exec_host=h1/0-7+h2/0-7+h3/0-7 resources_used.walltime=00:02:00\n")
     got = pbs_records(path)
     # 301 never ran (start=0): wait -1, run 0; requested 4 nodes from nodes=4:ppn=8
-    assert got.fields[0, [WAIT, RUN, ALLOCATED, REQ_PROCS, STATUS]].tolist() == [
-        -1, 0, -1, 4, 0]
+    assert got.fields[0, [swf.WAIT, swf.RUN, swf.ALLOCATED, swf.REQ_PROCS,
+                          swf.STATUS]].tolist() == [-1, 0, -1, 4, 0]
     # 302: submit from ctime, run from resources_used.walltime (no end), no
     # Exit_status: status unknown
-    assert got.fields[1, [SUBMIT, WAIT, RUN, ALLOCATED, REQ_PROCS, REQ_TIME,
-                          STATUS]].tolist() == [10, 10, 120, 3, -1, -1, -1]
+    assert got.fields[1, [swf.SUBMIT, swf.WAIT, swf.RUN, swf.ALLOCATED, swf.REQ_PROCS,
+                          swf.REQ_TIME, swf.STATUS]].tolist() == [
+        10, 10, 120, 3, -1, -1, -1]
 
 
 def test_cli_malformed_exits_2():
-    done = subprocess.run([sys.executable, "-m", "opt_sched", "replay", str(MALFORMED)],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
-    assert done.returncode == 2, done.stderr
-    assert "malformed.pbs line 2: field qtime='abc'" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert_replay_refuses(MALFORMED, MALFORMED_ERROR)
 
 
 def test_swf_round_trip_same_trace_and_schedule(tmp_path, records):
-    trace, _ = read_pbs(PBS)
-    path = tmp_path / "jobs.swf"
-    path.write_text(swf_text(records))
-    again, _ = read_trace(path)
-    assert again.format == "swf"
-    assert_same_trace(trace, again)
-    assert_same_replay(trace, again)
+    assert_swf_round_trip(read_pbs(PBS)[0], records, tmp_path)

@@ -13,9 +13,7 @@ from opt_sched.traces.reading import TraceReading, TraceRecords
 from opt_sched.traces.rules import ZERO_RUN_TIME_KEPT, job_sizes, records_to_trace
 from opt_sched.validation import validate
 
-from .paths import REPO
-
-FIXTURES = REPO / "tests" / "data" / "traces"
+from .paths import TRACES
 
 
 def row(job: int, submit: float = 0.0, run: float = 100.0, allocated: int = 4,
@@ -101,8 +99,8 @@ def test_reading_refuses_bad_values_in_one_line():
 
 
 def test_read_swf_takes_a_reading_and_keeps_its_old_keyword():
-    a, _ = read_swf(FIXTURES / "skips.swf", overrun="keep")
-    b, _ = read_swf(FIXTURES / "skips.swf", reading=TraceReading(overrun="keep"))
+    a, _ = read_swf(TRACES / "skips.swf", overrun="keep")
+    b, _ = read_swf(TRACES / "skips.swf", reading=TraceReading(overrun="keep"))
     assert a.ids == b.ids and np.array_equal(a.walltime, b.walltime)
 
 

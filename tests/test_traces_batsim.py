@@ -12,32 +12,28 @@ from opt_sched.errors import TraceError
 from opt_sched.traces import count_compute_hosts, read_batsim, read_trace
 from opt_sched.traces.reading import TraceReading
 
-from .paths import REPO, shared_data_dir
-
-FIXTURES = REPO / "tests" / "data" / "traces"
-
-
+from .paths import TRACES, shared_data_dir
 
 
 def test_platform_counts_compute_hosts():
     # host0, host1 and the cluster radical 0-3,8 (5 nodes); not the master
     # host nor the storage host
-    assert count_compute_hosts(FIXTURES / "platform-small.xml") == 7
+    assert count_compute_hosts(TRACES / "platform-small.xml") == 7
 
 
 def test_small_workload():
     # Batsim's default (--all-hosts): the platform's 7 compute hosts,
     # whatever nb_res (4)
-    default, summary = read_batsim(FIXTURES / "workload-small.json",
-                                   FIXTURES / "platform-small.xml",
+    default, summary = read_batsim(TRACES / "workload-small.json",
+                                   TRACES / "platform-small.xml",
                                    TraceReading(machines="platform"))
     assert default.machine_size == 7
     assert "wider than the machine (7) (jobs[4])" in summary.format()
     assert any("compute hosts of platform-small.xml" in note
                for note in summary.notes)
     # --mmax-workload: at most nb_res = 4
-    trace, summary = read_batsim(FIXTURES / "workload-small.json",
-                                 FIXTURES / "platform-small.xml",
+    trace, summary = read_batsim(TRACES / "workload-small.json",
+                                 TRACES / "platform-small.xml",
                                  TraceReading(machines="workload"))
     assert trace.machine_size == 4          # min(7 hosts, nb_res 4)
     assert summary.lines == 6 and summary.kept == 4
@@ -48,8 +44,8 @@ def test_small_workload():
     assert any("7 compute hosts" in note for note in summary.notes)
     assert default.ids == trace.ids
     # opt_sched's default: nb_res, the workload's own statement
-    auto, _ = read_batsim(FIXTURES / "workload-small.json",
-                          FIXTURES / "platform-small.xml")
+    auto, _ = read_batsim(TRACES / "workload-small.json",
+                          TRACES / "platform-small.xml")
     assert auto.machine_size == 4 and auto.ids == trace.ids
     # submit order; ties (w0!1, w0!2 at 0) keep file order
     assert trace.ids == ("w0!1", "w0!2", "w0!3", "w0!4")
@@ -59,7 +55,7 @@ def test_small_workload():
     assert trace.groups == trace.profiles
     assert trace.users == (None, None, None, "alice")
     # read_trace dispatches on the name
-    again, _ = read_trace(FIXTURES / "workload-small.json")
+    again, _ = read_trace(TRACES / "workload-small.json")
     assert again.ids == trace.ids and again.machine_size == 4
 
 
@@ -70,7 +66,7 @@ def _write(tmp_path: Path, data: dict) -> Path:
 
 
 def _base() -> dict:
-    return json.loads((FIXTURES / "workload-small.json").read_text())
+    return json.loads((TRACES / "workload-small.json").read_text())
 
 
 def test_non_delay_profile_is_named(tmp_path):

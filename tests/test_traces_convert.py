@@ -14,16 +14,12 @@ from opt_sched.traces import convert_trace, read_batsim, read_swf, trace_to_inst
 from opt_sched.traces.calibration import alpha_of, load_weights, odds_scale
 from opt_sched.traces.fast_jobs import periodic_jobs
 
-from .paths import REPO, shared_data_dir
-
-FIXTURES = REPO / "tests" / "data" / "traces"
-
-
+from .paths import TRACES, shared_data_dir
 
 
 @pytest.fixture(scope="module")
 def head():
-    return read_swf(FIXTURES / "kth-sp2-head.swf")[0]
+    return read_swf(TRACES / "kth-sp2-head.swf")[0]
 
 
 # -- the fast constructor gives the checked constructor's jobs ----------------
@@ -151,7 +147,7 @@ def test_nodes_override(head):
 
 
 def test_batsim_workload_instance():
-    trace, _ = read_batsim(FIXTURES / "workload-small.json")
+    trace, _ = read_batsim(TRACES / "workload-small.json")
     instance = trace_to_instance(trace)
     assert [job.id for job in instance.jobs] == ["w0!1", "w0!2", "w0!3", "w0!4"]
     assert instance.platform.partitions[0].nodes == 4

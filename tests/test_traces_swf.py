@@ -15,11 +15,7 @@ from opt_sched.errors import OptionError, TraceError
 from opt_sched.traces import read_swf, trace_to_instance, write_swf
 from opt_sched.validation import validate
 
-from .paths import REPO, shared_data_dir
-
-FIXTURES = REPO / "tests" / "data" / "traces"
-
-
+from .paths import TRACES, shared_data_dir
 
 
 def job_lines(path: Path) -> list[str]:
@@ -32,8 +28,8 @@ def job_lines(path: Path) -> list[str]:
 
 # -- the KTH head fixture ------------------------------------------------------
 def test_fixture_parses_every_line():
-    trace, summary = read_swf(FIXTURES / "kth-sp2-head.swf")
-    lines = job_lines(FIXTURES / "kth-sp2-head.swf")
+    trace, summary = read_swf(TRACES / "kth-sp2-head.swf")
+    lines = job_lines(TRACES / "kth-sp2-head.swf")
     assert summary.lines == len(lines) == 40
     assert summary.kept == len(trace) == 40 and summary.total_skipped == 0
     assert trace.machine_size == 100
@@ -52,7 +48,7 @@ def test_fixture_parses_every_line():
 
 
 def test_gzipped_and_plain_read_the_same(tmp_path):
-    plain = FIXTURES / "kth-sp2-head.swf"
+    plain = TRACES / "kth-sp2-head.swf"
     packed = tmp_path / "head.swf.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     a, _ = read_swf(plain)
@@ -65,8 +61,8 @@ def test_gzipped_and_plain_read_the_same(tmp_path):
 
 # -- skips and adjustments -----------------------------------------------------
 def test_every_skip_reason_is_counted():
-    trace, summary = read_swf(FIXTURES / "skips.swf")
-    assert summary.lines == len(job_lines(FIXTURES / "skips.swf")) == 14
+    trace, summary = read_swf(TRACES / "skips.swf")
+    assert summary.lines == len(job_lines(TRACES / "skips.swf")) == 14
     assert summary.kept + summary.total_skipped == summary.lines
     # expected by construction (tests/data/traces/README.md)
     assert dict(summary.skipped) == {
@@ -84,7 +80,7 @@ def test_every_skip_reason_is_counted():
 
 
 def test_rules_for_processors_and_estimates():
-    trace, _ = read_swf(FIXTURES / "skips.swf")
+    trace, _ = read_swf(TRACES / "skips.swf")
     by_id = {trace.ids[k]: trace.job(k) for k in range(len(trace))}
     assert by_id["4"].nodes == 80            # allocated -1 -> requested 80
     assert by_id["9"].walltime == 13714.0    # requested -1 -> run time
@@ -96,18 +92,18 @@ def test_rules_for_processors_and_estimates():
 
 
 def test_overrun_keep_keeps_the_short_request():
-    trace, summary = read_swf(FIXTURES / "skips.swf", overrun="keep")
+    trace, summary = read_swf(TRACES / "skips.swf", overrun="keep")
     assert trace.job(trace.ids.index("10")).walltime == 100.0
     assert dict(summary.adjusted) == {"walltime_unknown": 1,
                                       "walltime_short_kept": 1}
     with pytest.raises(OptionError, match="overrun='trim'"):
-        read_swf(FIXTURES / "skips.swf", overrun="trim")
+        read_swf(TRACES / "skips.swf", overrun="trim")
 
 
 # -- malformed lines -------------------------------------------------------------
 def test_malformed_field_names_line_and_field():
     with pytest.raises(TraceError) as err:
-        read_swf(FIXTURES / "malformed-field.swf")
+        read_swf(TRACES / "malformed-field.swf")
     assert str(err.value) == ("malformed-field.swf line 4: field 5 (allocated "
                               "processors)='abc' is not an integer")
 
@@ -115,7 +111,7 @@ def test_malformed_field_names_line_and_field():
 def test_wrong_field_count_names_the_line():
     with pytest.raises(TraceError, match=r"malformed-count.swf line 4: 17 fields, "
                                          r"expected 18"):
-        read_swf(FIXTURES / "malformed-count.swf")
+        read_swf(TRACES / "malformed-count.swf")
 
 
 @pytest.mark.parametrize(("field", "token", "message"), [
@@ -126,7 +122,7 @@ def test_wrong_field_count_names_the_line():
     (9, "inf", "field 9 (requested time)='inf' is not a number"),
 ])
 def test_malformed_variants(tmp_path, field, token, message):
-    lines = (FIXTURES / "kth-sp2-head.swf").read_text().splitlines()
+    lines = (TRACES / "kth-sp2-head.swf").read_text().splitlines()
     tokens = lines[29].split()          # line 30 = job 11
     tokens[field - 1] = token
     lines[29] = " ".join(tokens)
@@ -138,7 +134,7 @@ def test_malformed_variants(tmp_path, field, token, message):
 
 
 def test_malformed_header_and_duplicate_ids(tmp_path):
-    lines = (FIXTURES / "kth-sp2-head.swf").read_text().splitlines()
+    lines = (TRACES / "kth-sp2-head.swf").read_text().splitlines()
     bad = tmp_path / "header.swf"
     bad.write_text("\n".join(["; MaxProcs: lots", *lines[19:]]) + "\n")
     with pytest.raises(TraceError, match=r"header.swf line 1: header "
@@ -154,7 +150,7 @@ def test_malformed_header_and_duplicate_ids(tmp_path):
 
 
 def test_a_trace_with_nothing_simulable(tmp_path):
-    lines = (FIXTURES / "skips.swf").read_text().splitlines()
+    lines = (TRACES / "skips.swf").read_text().splitlines()
     only_bad = [line for line in lines
                 if line.startswith(";") or line.split()[0] in {"2", "3", "5"}]
     path = tmp_path / "bad-only.swf"
@@ -238,7 +234,7 @@ def _replay_by_hand(instance):
 
 
 def test_write_swf_round_trip(tmp_path):
-    trace, _ = read_swf(FIXTURES / "kth-sp2-head.swf")
+    trace, _ = read_swf(TRACES / "kth-sp2-head.swf")
     instance = trace_to_instance(trace, "none")
     schedule = _replay_by_hand(instance)
     assert validate(instance, schedule).feasible
@@ -286,7 +282,7 @@ def test_read_swf_is_the_records_through_the_rules():
     from opt_sched.traces.rules import records_to_trace
     from opt_sched.traces.swf_reader import swf_records
 
-    path = FIXTURES / "skips.swf"
+    path = TRACES / "skips.swf"
     records = swf_records(path)
     assert records.format == "swf" and records.fields.shape == (14, 18)
     assert records.machine_size == 100 and records.lines[0] == 9

@@ -48,17 +48,9 @@ from opt_sched.validation import (
 
 from .conftest import INSTANCES, TINY2_FIFO, bundled_instance_paths
 from .strategies import instances
+from .validation_helpers import broken_rules, only_rule
 
 A, B = TINY2_FIFO.jobs
-
-
-@pytest.fixture(scope="module")
-def good():
-    return Schedule((A, B), method="by-hand")
-
-
-def rules_of(report: ValidationReport) -> set[int]:
-    return {rule for rule, n in report.by_rule().items() if n}
 
 
 def with_job(instance: Instance, job_id: str, **changes) -> Instance:
@@ -68,17 +60,13 @@ def with_job(instance: Instance, job_id: str, **changes) -> Instance:
 
 def only(report: ValidationReport, rule: int) -> Violation:
     """The report has exactly one violation and it is of ``rule``."""
-    assert rules_of(report) == {rule}, report.format()
-    assert report.num_violations == 1, report.format()
-    (violation,) = report.violations
-    assert violation.rule == rule and violation.name == RULES[rule]
-    assert violation.message.startswith(f"rule {rule} {RULES[rule]}: ")
+    (violation,) = only_rule(report, rule)
     return violation
 
 
 # -- the reference schedule ----------------------------------------------------
-def test_hand_schedule_is_feasible(tiny, good):
-    report = validate(tiny, good)
+def test_hand_schedule_is_feasible(tiny, tiny2_fifo):
+    report = validate(tiny, tiny2_fifo)
     assert report.feasible
     assert report.violations == ()
     assert report.by_rule() == dict.fromkeys(RULES, 0)
@@ -89,7 +77,7 @@ def test_hand_schedule_is_feasible(tiny, good):
     assert report.scale == 16.0
     assert report.tolerance == 8 * math.ulp(11.0) + 1e-10 * 3
     assert "feasible" in str(report)
-    assert assert_feasible(tiny, good) is not None
+    assert assert_feasible(tiny, tiny2_fifo) is not None
 
 
 def test_rules_table_matches_the_contract():
@@ -99,16 +87,16 @@ def test_rules_table_matches_the_contract():
 
 
 # -- rule 1 --------------------------------------------------------------------
-def test_rule1_start_before_release(tiny, good):
+def test_rule1_start_before_release(tiny, tiny2_fifo):
     late_b = with_job(tiny, "b", release=0.5)
-    v = only(validate(late_b, good), 1)
+    v = only(validate(late_b, tiny2_fifo), 1)
     assert v.jobs == ("b",) and v.phases == ("b:compute[0]",) and v.time == 0.0
     assert "release 0.5" in v.message
 
 
-def test_rule1_start_before_predecessor_completes(tiny, good):
+def test_rule1_start_before_predecessor_completes(tiny, tiny2_fifo):
     b_after_a = with_job(tiny, "b", after=("a",))
-    v = only(validate(b_after_a, good), 1)
+    v = only(validate(b_after_a, tiny2_fifo), 1)
     assert v.jobs == ("b", "a") and v.time == 0.0
     assert "predecessor a completes at t=11" in v.message
 
@@ -174,10 +162,10 @@ def test_rule3_io_before_its_compute_ends(tiny):
 
 
 # -- rule 4 --------------------------------------------------------------------
-def test_rule4_partition_overloaded(tiny, good):
+def test_rule4_partition_overloaded(tiny, tiny2_fifo):
     small = tiny.replace(platform=Platform((Partition(3, 1.0),)),
                          jobs=[dataclasses.replace(j, nodes=2) for j in tiny.jobs])
-    v = only(validate(small, good), 4)
+    v = only(validate(small, tiny2_fifo), 4)
     # a holds [0, 11), b holds [0, 8): 4 > 3 nodes from t=0
     assert v.time == 0.0 and set(v.jobs) == {"a", "b"}
     assert "partition 0 has 4 of 3 nodes in use at t=0" in v.message
@@ -188,7 +176,7 @@ def test_rule4_job_wider_than_its_partition():
     inst = Instance("wide", plat, (Job.periodic("w", 6, 1.0, 1.0),))
     sched = Schedule((JobSchedule("w", 1, (0.0,), (1.0,)),))
     report = validate(inst, sched)
-    assert rules_of(report) == {4}
+    assert broken_rules(report) == {4}
     # the static check and the sweep both see it
     assert report.num_violations == 2
     assert any("needs 6 nodes, more than the 4 of partition 1" in v.message
@@ -251,7 +239,7 @@ def test_rule5_phase_inside_a_long_one_is_paired_with_it():
                       JobSchedule("y", 0, (0.0,), (1.0,)),     # io [1, 2)
                       JobSchedule("z", 0, (0.0,), (3.0,))))    # io [3, 4)
     report = validate(inst, sched)
-    assert rules_of(report) == {5} and report.num_violations == 2
+    assert broken_rules(report) == {5} and report.num_violations == 2
     assert [v.phases for v in report.violations] == [("x:io[0]", "y:io[0]"),
                                                      ("x:io[0]", "z:io[0]")]
 
@@ -303,7 +291,7 @@ def test_overlap_within_tolerance_is_fine(shift):
 def test_overlap_beyond_tolerance_is_reported():
     inst, sched = half_open_case(-1e-6)
     report = validate(inst, sched)
-    assert rules_of(report) == {4, 5}
+    assert broken_rules(report) == {4, 5}
     # rel_tol 1e-6: x's I/O end gets 1e-6 * 2 = 2e-6, beyond the overlap
     assert validate(inst, sched, rel_tol=1e-6).feasible
     with pytest.raises(InfeasibleScheduleError):
@@ -325,28 +313,14 @@ def test_tolerance_follows_the_resolution_of_the_times_compared():
 
 
 # -- rule 6 --------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def packed():
-    """Pack 0 = (a, b): both compute [0, 2); a io [2, 4), b io [4, 6).
-    Pack 1 = (c,) after pack 0 completes at 6: compute [6, 7), io [7, 8)."""
-    inst = Instance("packs", Platform.homogeneous(1, nodes=4),
-                    (Job.periodic("a", 2, 2.0, 2.0), Job.periodic("b", 2, 2.0, 2.0),
-                     Job.periodic("c", 4, 1.0, 1.0)))
-    sched = Schedule((JobSchedule("a", 0, (0.0,), (2.0,)),
-                      JobSchedule("b", 0, (0.0,), (4.0,)),
-                      JobSchedule("c", 0, (6.0,), (7.0,))),
-                     packs=((("a", "b"), ("c",)),))
-    return inst, sched
-
-
-def test_rule6_valid_packs(packed):
-    inst, sched = packed
+def test_rule6_valid_packs(two_packs):
+    inst, sched = two_packs
     report = validate(inst, sched)
     assert report.feasible and report.checked_packs
 
 
-def test_rule6_pack_starts_before_previous_completes(packed):
-    inst, sched = packed
+def test_rule6_pack_starts_before_previous_completes(two_packs):
+    inst, sched = two_packs
     roomy = inst.replace(platform=Platform.homogeneous(1, nodes=8))
     early = Schedule((*sched.jobs[:2], JobSchedule("c", 0, (5.5,), (6.5,))),
                      packs=sched.packs)
@@ -356,16 +330,16 @@ def test_rule6_pack_starts_before_previous_completes(packed):
     assert validate(roomy, early, check_packs=False).feasible
 
 
-def test_rule6_jobs_of_a_pack_start_together(packed):
-    inst, sched = packed
+def test_rule6_jobs_of_a_pack_start_together(two_packs):
+    inst, sched = two_packs
     late_b = Schedule((sched.jobs[0], JobSchedule("b", 0, (0.5,), (4.0,)),
                        sched.jobs[2]), packs=sched.packs)
     v = only(validate(inst, late_b), 6)
     assert v.jobs == ("a", "b") and v.time == 0.0
 
 
-def test_rule6_coverage(packed):
-    inst, sched = packed
+def test_rule6_coverage(two_packs):
+    inst, sched = two_packs
     missing = dataclasses.replace(sched, packs=((("a", "b"),),))
     assert "job c is in no pack" in only(validate(inst, missing), 6).message
     twice = dataclasses.replace(sched, packs=((("a", "b"), ("c", "a")),))
@@ -386,9 +360,9 @@ def test_rule6_pack_on_the_wrong_partition():
     assert v.jobs == ("b",) and "runs on partition 1" in v.message
 
 
-def test_rule6_requested_without_packs(tiny, good):
-    assert validate(tiny, good).checked_packs is False
-    assert only(validate(tiny, good, check_packs=True), 6).jobs == ()
+def test_rule6_requested_without_packs(tiny, tiny2_fifo):
+    assert validate(tiny, tiny2_fifo).checked_packs is False
+    assert only(validate(tiny, tiny2_fifo, check_packs=True), 6).jobs == ()
 
 
 # -- never stops at the first violation ----------------------------------------
@@ -399,7 +373,7 @@ def test_every_rule_broken_at_once(tiny):
     stray = JobSchedule("zz", 0, (0.0,), (0.0,))              # not in the instance
     sched = Schedule((a, b, stray), packs=((("a",),),))       # b in no pack
     report = validate(inst, sched)
-    assert rules_of(report) == set(RULES), report.format()
+    assert broken_rules(report) == set(RULES), report.format()
     text = str(report)
     assert text.count("\n") == report.num_violations
     for rule, name in RULES.items():
@@ -447,9 +421,9 @@ def test_malformed_schedules_are_format_errors(tiny):
 
 @pytest.mark.parametrize("bad", [{"rel_tol": -1.0}, {"rel_tol": math.inf},
                                  {"max_per_rule": -1}, {"check_packs": "yes"}])
-def test_bad_options(tiny, good, bad):
+def test_bad_options(tiny, tiny2_fifo, bad):
     with pytest.raises(OptionError):
-        validate(tiny, good, **bad)
+        validate(tiny, tiny2_fifo, **bad)
 
 
 def test_validator_is_independent_of_the_simulator():
@@ -466,15 +440,8 @@ def test_validator_is_independent_of_the_simulator():
     assert not any("simulation" in name for name in imported), imported
 
 
-def test_100_jobs_by_1000_iterations_is_fast():
-    n, m = 100, 1000
-    jobs = tuple(Job.periodic(f"j{i}", 1, 10.0, 0.1, m) for i in range(n))
-    inst = Instance("perf", Platform.homogeneous(1, nodes=n), jobs)
-    # period 20: compute [20k, 20k + 10), then the 100 I/O phases back to back
-    sched = Schedule(tuple(
-        JobSchedule(f"j{i}", 0, tuple(20.0 * k for k in range(m)),
-                    tuple(20.0 * k + 10 + 0.1 * i for k in range(m)))
-        for i in range(n)))
+def test_100_jobs_by_1000_iterations_is_fast(hundred_by_thousand):
+    inst, sched = hundred_by_thousand
     began = time.perf_counter()
     report = validate(inst, sched)
     seconds = time.perf_counter() - began
@@ -541,7 +508,8 @@ def test_agrees_with_brute_force_on_random_schedules(instance, data):
                                 tuple(starts[1::2])))
     schedule = Schedule(tuple(jobs))
     report = validate(instance, schedule, rel_tol=0.0)
-    assert rules_of(report) == brute_force_rules(instance, schedule), report.format()
+    expected = brute_force_rules(instance, schedule)
+    assert broken_rules(report) == expected, report.format()
 
 
 # -- simulated schedules of the bundled instances ------------------------------
@@ -593,7 +561,7 @@ def test_shifting_one_simulated_io_phase_is_caught():
                             if x.id == id1 else x for x in schedule.jobs),
                       packs=schedule.packs)
     report = validate(instance, broken)
-    assert 5 in rules_of(report)
+    assert 5 in broken_rules(report)
     assert any({f"{id0}:io[{j0}]", f"{id1}:io[{j1}]"} == set(v.phases)
                for v in report.violations if v.rule == 5)
     assert np.isfinite(report.tolerance)

@@ -24,27 +24,13 @@ from opt_sched import (
     read_instance,
     schedule_to_dict,
 )
-from opt_sched.validation import RULES, ValidationReport, validate
+from opt_sched.validation import validate
 
 from .conftest import INSTANCES, TINY2_FIFO
+from .validation_helpers import only_rule
 
 A, B = TINY2_FIFO.jobs
 TINY2 = INSTANCES / "tiny2.json"
-
-
-def violations_of(report: ValidationReport, rule: int) -> list:
-    return [v for v in report.violations if v.rule == rule]
-
-
-def only_rule(report: ValidationReport, rule: int, count: int = 1) -> list:
-    """The report breaks ``rule`` alone, ``count`` times."""
-    broken = {r for r, n in report.by_rule().items() if n}
-    assert broken == {rule}, report.format()
-    assert report.num_violations == count, report.format()
-    found = violations_of(report, rule)
-    for v in found:
-        assert v.message.startswith(f"rule {rule} {RULES[rule]}: ")
-    return found
 
 
 def test_missing_job_is_a_violation_naming_it(tiny):
@@ -105,37 +91,23 @@ def test_check_shape_keeps_coverage_for_other_callers(tiny):
 
 
 # -- pack lists ----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def packed():
-    """Pack 0 = (a, b) at 0: a io [2, 4), b io [4, 6); pack 1 = (c,) at 6."""
-    inst = Instance("packs", Platform.homogeneous(1, nodes=4),
-                    (Job.periodic("a", 2, 2.0, 2.0), Job.periodic("b", 2, 2.0, 2.0),
-                     Job.periodic("c", 4, 1.0, 1.0)))
-    sched = Schedule((JobSchedule("a", 0, (0.0,), (2.0,)),
-                      JobSchedule("b", 0, (0.0,), (4.0,)),
-                      JobSchedule("c", 0, (6.0,), (7.0,))),
-                     packs=((("a", "b"), ("c",)),))
-    assert validate(inst, sched).feasible
-    return inst, sched
-
-
-def test_pack_list_missing_a_job_names_it(packed):
-    inst, sched = packed
+def test_pack_list_missing_a_job_names_it(two_packs):
+    inst, sched = two_packs
     (v,) = only_rule(validate(inst, dataclasses.replace(sched, packs=((("a", "b"),),))),
                      6)
     assert v.jobs == ("c",) and "job c is in no pack" in v.message
 
 
-def test_pack_list_repeating_a_job_names_it(packed):
-    inst, sched = packed
+def test_pack_list_repeating_a_job_names_it(two_packs):
+    inst, sched = two_packs
     twice = dataclasses.replace(sched, packs=((("a", "b"), ("c", "b")),))
     (v,) = only_rule(validate(inst, twice), 6)
     assert v.jobs == ("b",)
     assert "job b is in pack 1 of partition 0 and already in pack 0" in v.message
 
 
-def test_pack_member_missing_from_the_schedule(packed):
-    inst, sched = packed
+def test_pack_member_missing_from_the_schedule(two_packs):
+    inst, sched = two_packs
     lost_c = dataclasses.replace(sched, jobs=sched.jobs[:2])
     (v,) = only_rule(validate(inst, lost_c), 0)
     assert v.jobs == ("c",)

@@ -25,7 +25,9 @@ from opt_sched import (
     Schedule,
     ScheduleFormatError,
 )
-from opt_sched.validation import RULES, ValidationReport, validate
+from opt_sched.validation import validate
+
+from .validation_helpers import only_rule
 
 
 def instance_with(walltime: float | None, *extra: Job) -> Instance:
@@ -35,14 +37,6 @@ def instance_with(walltime: float | None, *extra: Job) -> Instance:
 
 IN_COMPUTE = JobSchedule("k", 0, (0.0, 3.0), (2.0,), killed_at=4.5)
 IN_IO = JobSchedule("k", 0, (0.0, 3.0), (2.0, 5.0), killed_at=5.5)
-
-
-def only(report: ValidationReport, rule: int) -> list:
-    broken = {r for r, n in report.by_rule().items() if n}
-    assert broken == {rule}, report.format()
-    found = [v for v in report.violations if v.rule == rule]
-    assert all(v.message.startswith(f"rule {rule} {RULES[rule]}: ") for v in found)
-    return found
 
 
 # -- accepted ------------------------------------------------------------------
@@ -61,7 +55,7 @@ def test_cut_phase_stated_end_is_the_kill():
     assert validate(inst, Schedule((stated,))).feasible
     # the full length (io[1] to 6) is not what ran
     uncut = dataclasses.replace(IN_IO, io_ends=(3.0, 6.0))
-    (v,) = only(validate(inst, Schedule((uncut,))), 2)
+    (v,) = only_rule(validate(inst, Schedule((uncut,))), 2)
     assert v.phases == ("k:io[1]",) and "cut by the kill at t=5.5" in v.message
 
 
@@ -71,7 +65,7 @@ def test_killed_job_frees_its_nodes_at_the_kill():
     after = JobSchedule("m", 0, (4.5,), (5.5,))
     assert validate(inst, Schedule((IN_COMPUTE, after))).feasible
     before = JobSchedule("m", 0, (4.4,), (5.4,))
-    (v,) = only(validate(inst, Schedule((IN_COMPUTE, before))), 4)
+    (v,) = only_rule(validate(inst, Schedule((IN_COMPUTE, before))), 4)
     assert set(v.jobs) == {"k", "m"} and v.time == pytest.approx(4.4)
 
 
@@ -86,13 +80,13 @@ def test_waiting_for_the_io_node_at_the_kill_is_accepted():
 def test_killed_elsewhere_than_the_walltime():
     inst = instance_with(4.5)
     early = dataclasses.replace(IN_COMPUTE, killed_at=4.0)
-    (v,) = only(validate(inst, Schedule((early,))), 7)
+    (v,) = only_rule(validate(inst, Schedule((early,))), 7)
     assert v.jobs == ("k",) and v.time == 4.0
     assert "not at its wall time" in v.message and "S+e=4.5" in v.message
 
 
 def test_killed_without_a_walltime():
-    (v,) = only(validate(instance_with(None), Schedule((IN_COMPUTE,))), 7)
+    (v,) = only_rule(validate(instance_with(None), Schedule((IN_COMPUTE,))), 7)
     assert v.jobs == ("k",) and "has no wall time" in v.message
 
 
@@ -100,14 +94,14 @@ def test_phase_started_after_the_kill():
     inst = instance_with(4.5)
     # lists io[1] at 5, after the kill at 4.5
     late = dataclasses.replace(IN_COMPUTE, io_starts=(2.0, 5.0))
-    (v,) = only(validate(inst, Schedule((late,))), 7)
+    (v,) = only_rule(validate(inst, Schedule((late,))), 7)
     assert v.phases == ("k:io[1]",) and v.time == 5.0
 
 
 def test_job_that_completed_was_not_killed():
     inst = instance_with(10.0)
     whole = JobSchedule("k", 0, (0.0, 3.0, 6.0), (2.0, 5.0, 8.0), killed_at=10.0)
-    (v,) = only(validate(inst, Schedule((whole,))), 7)
+    (v,) = only_rule(validate(inst, Schedule((whole,))), 7)
     assert v.jobs == ("k",) and "completes all its phases at t=9" in v.message
 
 
@@ -115,7 +109,7 @@ def test_earlier_phase_may_not_be_truncated():
     inst = instance_with(5.5)
     # compute[0] stated to end at 1.5: only the last started phase may be cut
     short = dataclasses.replace(IN_IO, compute_ends=(1.5, 5.0))
-    (v,) = only(validate(inst, Schedule((short,))), 2)
+    (v,) = only_rule(validate(inst, Schedule((short,))), 2)
     assert v.phases == ("k:compute[0]",)
 
 

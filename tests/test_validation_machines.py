@@ -13,7 +13,7 @@ import json
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import opt_sched.simulation as simulation
@@ -29,10 +29,11 @@ from opt_sched import (
     schedule_to_dict,
 )
 from opt_sched.schedule import MachineSet
-from opt_sched.validation import RULES, ValidationReport, validate
+from opt_sched.validation import ValidationReport, validate
 
 from .conftest import INSTANCES, TINY2_FIFO
-from .strategies import instances
+from .strategies import slow_settings, starts_plan_runs
+from .validation_helpers import only_rule
 
 A, B = TINY2_FIFO.jobs
 
@@ -42,12 +43,7 @@ def on(entry: JobSchedule, *machines: int) -> JobSchedule:
 
 
 def rule4(report: ValidationReport, count: int = 1) -> list:
-    broken = {r for r, n in report.by_rule().items() if n}
-    assert broken == {4}, report.format()
-    assert report.num_violations == count, report.format()
-    found = list(report.violations)
-    assert all(v.message.startswith(f"rule 4 {RULES[4]}: ") for v in found)
-    return found
+    return only_rule(report, 4, count)
 
 
 def test_disjoint_machines_are_fine(tiny):
@@ -147,18 +143,10 @@ def assign_machines(instance: Instance, schedule: Schedule, eps: float) -> Sched
         dataclasses.replace(js, machines=chosen[js.id]) for js in schedule.jobs))
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(instance=instances(mapped=False, max_jobs=6),
-       policy=st.sampled_from(simulation.POLICY_NAMES), data=st.data())
-def test_simulated_schedules_with_greedy_machines_validate(instance, policy, data):
-    parts = instance.platform.partitions
-    partition, start = {}, {}
-    for job in instance.jobs:
-        fits = [k for k, p in enumerate(parts) if p.nodes >= job.nodes]
-        partition[job.id] = data.draw(st.sampled_from(fits))
-        start[job.id] = data.draw(st.integers(0, 20)) / 2
-    plan = simulation.StartsPlan(partition=partition, start=start)
+@slow_settings(40)
+@given(run=starts_plan_runs(), data=st.data())
+def test_simulated_schedules_with_greedy_machines_validate(run, data):
+    instance, plan, policy = run
     schedule = simulation.simulate(instance, plan, policy=policy)
     eps = validate(instance, schedule).tolerance
     with_machines = assign_machines(instance, schedule, eps)

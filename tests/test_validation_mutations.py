@@ -303,10 +303,21 @@ def within_tolerance(instance: Instance, schedule: Schedule, i: int) -> Schedule
 # -- the property ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=KIND_IDS)
-@settings(max_examples=25, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(instance=online_workloads(max_jobs=8, partitions=2), data=st.data())
+def over_random_replays(max_examples: int) -> Callable:
+    """Decorates a test ``(kind, instance, data)``: every replay kind, times
+    ``max_examples`` random online workloads (up to 8 jobs, 2 partitions;
+    derandomized, so a run is reproducible), and a hypothesis ``data``."""
+    def wrap(test: Callable) -> Callable:
+        test = given(instance=online_workloads(max_jobs=8, partitions=2),
+                     data=st.data())(test)
+        test = settings(max_examples=max_examples, deadline=None, derandomize=True,
+                        suppress_health_check=[HealthCheck.too_slow,
+                                               HealthCheck.data_too_large])(test)
+        return pytest.mark.parametrize("kind", KINDS, ids=KIND_IDS)(test)
+    return wrap
+
+
+@over_random_replays(25)
 def test_every_corruption_is_caught_by_its_rule(kind, instance, data):
     schedule = replayed(instance, kind)
 
@@ -323,10 +334,7 @@ def test_every_corruption_is_caught_by_its_rule(kind, instance, data):
                            validate(instance, corrupted).format(6))
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=KIND_IDS)
-@settings(max_examples=15, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(instance=online_workloads(max_jobs=8, partitions=2), data=st.data())
+@over_random_replays(15)
 def test_legal_controls_are_accepted(kind, instance, data):
     schedule = replayed(instance, kind)
     for delta in (1e6, 1e9):

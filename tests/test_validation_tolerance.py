@@ -39,6 +39,7 @@ from opt_sched.validation.tolerance import (
 )
 
 from .conftest import INSTANCES, TINY2_FIFO
+from .validation_helpers import broken_rules
 
 TINY2 = INSTANCES / "tiny2.json"
 A, B = TINY2_FIFO.jobs
@@ -53,10 +54,6 @@ def shifted(schedule: Schedule, delta: float) -> Schedule:
 def released_at(instance: Instance, release: float) -> Instance:
     return dataclasses.replace(instance, jobs=tuple(
         dataclasses.replace(job, release=release) for job in instance.jobs))
-
-
-def rules_of(report) -> set[int]:
-    return {rule for rule, n in report.by_rule().items() if n}
 
 
 # -- the formula ----------------------------------------------------------------------
@@ -116,7 +113,7 @@ def test_an_overlap_is_caught_at_any_release_time(tiny, release, overlap):
     clean = shifted(TINY2_FIFO, release)
     assert validate(instance, clean).feasible
     report = validate(instance, overlapping(clean, overlap))
-    assert rules_of(report) == {5}, report.format()
+    assert broken_rules(report) == {5}, report.format()
 
 
 def test_the_cli_catches_it_at_1e9(tiny, tmp_path):
@@ -139,7 +136,7 @@ def test_a_short_phase_inside_a_long_one_is_caught_at_any_time():
                      Job.periodic("short", 1, 0.0, 1e-7, release=1e9)))
     inside = Schedule((_entry("long", 1e9, 1e9), _entry("short", 1e9 + 5.0, 1e9 + 5.0)))
     report = validate(inst, inside)
-    assert 5 in rules_of(report), report.format()
+    assert 5 in broken_rules(report), report.format()
     apart = Schedule((_entry("long", 1e9, 1e9), _entry("short", 1e9 + 10, 1e9 + 10)))
     assert validate(inst, apart).feasible
 
@@ -164,7 +161,7 @@ def test_tolerance_does_not_depend_on_the_other_times(tiny):
 def test_one_absurd_start_cannot_widen_the_tolerance(tiny):
     a = dataclasses.replace(A, compute_starts=(0.0, 1e308))
     report = validate(tiny, Schedule((a, B)))
-    assert rules_of(report) == {2, 3}, report.format()
+    assert broken_rules(report) == {2, 3}, report.format()
     (v2,) = [v for v in report.violations if v.rule == 2]
     assert v2.phases == ("a:compute[1]",) and v2.time == 1e308
     (v3,) = [v for v in report.violations if v.rule == 3]
@@ -172,20 +169,20 @@ def test_one_absurd_start_cannot_widen_the_tolerance(tiny):
     # b's phases keep their own tolerance: an overlap of 1e-6 is still caught
     late_b = dataclasses.replace(B, io_starts=(1.0, 6.0 - 1e-6))
     report = validate(tiny, Schedule((a, late_b)))
-    assert 5 in rules_of(report), report.format()
+    assert 5 in broken_rules(report), report.format()
 
 
 def test_absurd_negative_start_breaks_rules_1_and_2(tiny):
     a = dataclasses.replace(A, compute_starts=(-1e308, 6.0))
     report = validate(tiny, Schedule((a, B)))
-    assert rules_of(report) == {1, 2}, report.format()
+    assert broken_rules(report) == {1, 2}, report.format()
 
 
 def test_absurd_zero_length_io_phase_is_reported(tiny):
     # a's last I/O (volume 3) at 1e308: its length is lost in rounding
     a = dataclasses.replace(A, io_starts=(3.0, 1e308))
     report = validate(tiny, Schedule((a, B)))
-    assert rules_of(report) == {2}, report.format()
+    assert broken_rules(report) == {2}, report.format()
     assert report.violations[0].phases == ("a:io[1]",)
 
 
@@ -193,7 +190,7 @@ def test_checkable_range_boundary(tiny):
     # 5e7 < 72,057,594 <= 1e8: the same feasible schedule, moved
     assert validate(tiny, shifted(TINY2_FIFO, 5e7)).feasible
     report = validate(tiny, shifted(TINY2_FIFO, 1e8))
-    assert rules_of(report) == {2}
+    assert broken_rules(report) == {2}
     assert report.num_violations == 8          # 2 jobs x 2 iterations x 2 phases
 
 
@@ -204,7 +201,7 @@ def test_exact_comparisons(tiny):
     early = dataclasses.replace(a, io_starts=(math.nextafter(60003.0, 0.0),
                                               a.io_starts[1]))
     report = validate(tiny, Schedule((early, b)), rel_tol=0.0, ulps=0)
-    assert rules_of(report) == {5}
+    assert broken_rules(report) == {5}
     assert validate(tiny, Schedule((early, b))).feasible
 
 

@@ -24,8 +24,8 @@ from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
 from .paths import REPO, shared_data_dir
+from .plugin_helpers import head_instance, install_package, opt_sched
 from .test_blocks import load_example
-from .test_plugins import head_instance, install, opt_sched
 
 PAGE = REPO / "docs" / "write-a-scheduler.md"
 EXAMPLE = REPO / "examples" / "easy_short_backfill.py"
@@ -168,11 +168,10 @@ def test_compare_in_the_examples_own_process(tmp_path):
 def test_the_example_as_an_entry_point_plugin(tmp_path):
     """Installed as the page says (a package and one entry point), the
     scheduler reaches ``replay`` and ``compare`` in new processes."""
-    site = install(tmp_path / "site", "easyshort", "0.1",
-                   {"easyshort/__init__.py": '"""easy-short."""\n',
-                    "easyshort/scheduler.py": EXAMPLE.read_text()},
-                   "[opt_sched.schedulers]\n"
-                   "easy-short = easyshort.scheduler:ShortBackfillEasy\n")
+    site = install_package(tmp_path, "easyshort", "easy-short.",
+                           {"scheduler": EXAMPLE.read_text()},
+                           "[opt_sched.schedulers]\n"
+                           "easy-short = easyshort.scheduler:ShortBackfillEasy\n")
     path = head_instance(tmp_path)
     done = opt_sched(site, "replay", str(path), "--scheduler", "easy-short",
                      "--validate", "--json", cwd=tmp_path)
