@@ -53,6 +53,21 @@ def test_incumbent_goes_down_bound_goes_up():
                                                            12.0, 11.0)
 
 
+def test_a_named_search_keeps_its_name_through_a_nameless_restart():
+    """The window names each objective's solve; the solve's front door
+    restarts again, without a name: the lines still say the objective, and
+    the values start over."""
+    lines = ProgressLines("window bound", 3, stream=io.StringIO(), terminal=False)
+    lines.update("makespan", restart=True)
+    lines.update("bounds", bound=5.0)
+    lines.update(restart=True)
+    assert (lines.search, lines.bound) == ("makespan", None)
+    lines.update("certify", bound=7.0)
+    assert lines.line().endswith("makespan, certify  bound 7")
+    lines.update("mean-flow-time", restart=True)
+    assert lines.search == "mean-flow-time" and lines.phase is None
+
+
 def test_the_clock_starts_after_the_set_up():
     now = [100.0]
     lines = ProgressLines("solve", 10, stream=io.StringIO(), terminal=False,
@@ -170,7 +185,8 @@ def test_a_quick_solve_prints_no_progress():
 
 
 WINDOW_LINE = re.compile(r"^opt-sched: window bound [0-9.]+ s / 3 s  "
-                         r"(?P<objective>[a-z-]+), cpsat: [a-z ]+"
+                         r"(?P<objective>[a-z-]+), "
+                         r"(?:cpsat: [a-z ]+|bounds|search|certify)"
                          r"(?:  bound (?P<bound>[0-9,.e+-]+))?$")
 
 

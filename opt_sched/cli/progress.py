@@ -127,9 +127,9 @@ class ProgressLines:
         if restart or (setup is not None and self.phase == setup
                        and phase not in (None, setup)):
             self._started = self._clock()
-        if restart:
+        if restart:  # a nameless restart keeps the name (a search inside it)
             self.incumbent = self.bound = self.phase = None
-            self.search, phase = phase, None
+            self.search, phase = phase or self.search, None
         if phase is not None and phase != self.phase:
             self.phase, self._changed = phase, True
         if incumbent is not None and (self.incumbent is None

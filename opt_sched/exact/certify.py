@@ -5,8 +5,10 @@ Every backend (CP-SAT, MILP, every problem) returns a raw
 way for all:
 
 1. the schedule goes through the independent validator
-   (:func:`opt_sched.validation.assert_feasible`); a rejection is a bug of
-   the backend and is raised as
+   (:func:`opt_sched.validation.assert_feasible`; on a partly reserved
+   platform, :class:`~opt_sched.exact.problems.ReservedPlatform`'s
+   ``validate``, which checks it together with what holds the
+   reservations); a rejection is a bug of the backend and is raised as
    :class:`~opt_sched.errors.InfeasibleScheduleError`;
 2. the objective is recomputed from the validated schedule on the
    continuous instance (:func:`opt_sched.objectives.objective_value`);
@@ -25,18 +27,23 @@ from the backend (with no schedule: a model without solution).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ..errors import SolverError
 from ..instance import Instance
 from ..objectives import check_value_above_bound, meets_bound, objective_value
 from .result import Outcome, Result, SolveStatus
 
+if TYPE_CHECKING:
+    from .problems import ReservedPlatform
+
 __all__ = ["certify"]
 
 
 def certify(instance: Instance, problem: str, objective: str, solver: str,
             outcome: Outcome, *, combinatorial: float | None,
-            wall_time: float = 0.0) -> Result:
+            wall_time: float = 0.0,
+            reserved: ReservedPlatform | None = None) -> Result:
     """Validate, recompute the objective, merge the bounds, set the status.
 
     Parameters
@@ -50,6 +57,10 @@ def certify(instance: Instance, problem: str, objective: str, solver: str,
         not computed, e.g. for lack of time).
     wall_time
         Seconds so far (the caller updates it once certified).
+    reserved
+        The reserved platform of a problem posed on one
+        (:data:`~opt_sched.exact.problems.RESERVED_PROBLEMS`): the schedule
+        is validated by its ``validate``, with the reservations.
 
     Raises
     ------
@@ -80,7 +91,10 @@ def certify(instance: Instance, problem: str, objective: str, solver: str,
             raise SolverError(f"{where}: status {outcome.status} without a schedule")
         return Result(SolveStatus.TIMEOUT_NO_SOLUTION, None, bound, wall_time, None,
                       problem, objective, solver, info)
-    assert_feasible(instance, schedule)
+    if reserved is None:
+        assert_feasible(instance, schedule)
+    else:
+        reserved.validate(schedule)
     value = objective_value(instance, schedule, objective)
     check_value_above_bound(value, bound, f"{where}: the validated objective")
     if meets_bound(value, bound):

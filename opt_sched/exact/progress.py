@@ -13,7 +13,8 @@ the LNS at each improvement. Values are in the units of the objective
 - ``restart``: a new search starts (the front door of each solve, each
   bound of ``replay --window``): forget the values, restart the clock; its
   ``phase``, if any, names the search and stays in front of the phases
-  reported during it;
+  reported during it (a restart without one keeps the name: the window
+  names each objective's solve, whose front door restarts again);
 - ``incumbent``: the value of the best schedule found so far;
 - ``bound``: a proven lower bound of the optimum.
 

@@ -98,6 +98,8 @@ EXACT_MODELS: list[ExactModel] = [
                "opt_sched.exact.io_sched.portfolio.backend"),
     ExactModel("io-sched", ("lns",), "opt_sched.exact.io_sched.lns.backend"),
     ExactModel("hpc-io", ("cpsat",), "opt_sched.exact.hpc_io.cpsat"),
+    ExactModel("hpc-io-reserved", ("cpsat",),
+               "opt_sched.exact.hpc_io.reserved_backend"),
     ExactModel("packs", ("cpsat",), "opt_sched.exact.packs.cpsat"),
     ExactModel("packs", ("cbc", "highs"), "opt_sched.exact.packs.milp"),
     ExactModel("planning", ("cpsat",), "opt_sched.exact.planning.cpsat_backend"),

@@ -43,7 +43,12 @@ from .deadline import (
     certification_reserve,
     tolerated_overrun,
 )
-from .problems import check_instance, combinatorial_bound, infeasibility
+from .problems import (
+    ReservedPlatform,
+    check_instance,
+    combinatorial_bound,
+    infeasibility,
+)
 from .progress import SETUP, report
 from .registry import (
     AUTO,
@@ -85,8 +90,12 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
         The instance.
     problem
         ``"io-sched"`` (mapped jobs, one pack per partition: order the I/O),
-        ``"hpc-io"`` (map and schedule, rules 1-5), ``"packs"`` (rules 1-6)
-        or ``"planning"`` (the average-bandwidth model, executed).
+        ``"hpc-io"`` (map and schedule, rules 1-5), ``"packs"`` (rules 1-6),
+        ``"planning"`` (the average-bandwidth model, executed) or
+        ``"hpc-io-reserved"`` (HPC-IO on a partly reserved partition, a
+        window: its options record's ``reserved`` is passed to the problem's
+        rules and to certification, which validates with it;
+        :mod:`opt_sched.exact.hpc_io.reserved_backend`).
     objective
         ``"makespan"`` or ``"max-stretch"`` (the pack MILP and the planning
         models: makespan only).
@@ -117,7 +126,8 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
         ``ladder_share``, ...) and its extension per model (``symmetry``,
         ``warm``, ``stretch_scale``, ``search``; ``redundant`` for hpc-io;
         ``max_packs``, ``sensibility`` for packs; ``resource_precision``,
-        ``no_overlap``, ``policy`` for planning); for the MILP models
+        ``no_overlap``, ``policy`` for planning; ``reserved``, ``incumbent``,
+        ``known_bound``, ``search_share`` for hpc-io-reserved); for the MILP models
         :class:`~opt_sched.exact.milp.backend.MilpSettings` (``gap_rel``,
         ``threads``, ``warm_start``, ``presolve``, ``msg``) and its extension
         (``max_phases``, ``stop_at_bound``; ``io_nodes``, ``sensibility``,
@@ -155,22 +165,25 @@ def solve(instance: Instance, problem: str = "io-sched", objective: str = "makes
         backend.OPTIONS, f"{problem}/{solver}",
         {"time_limit": time_limit, "seed": seed, "num_workers": num_workers,
          "backend": solver, "resolution": resolution, "export": export}, options)
-    check_instance(instance, problem)
+    reserved = getattr(settings, "reserved", None)  # a partly reserved platform
+    check_instance(instance, problem, reserved)
     report(SETUP)
     prepare(backend, settings)
     deadline = Deadline(time_limit)
     outcome, combinatorial = _answer(instance, problem, objective, backend,
-                                     settings, deadline)
+                                     settings, deadline, reserved)
     report("certify")
     result = certify(instance, problem, objective, solver, outcome,
-                     combinatorial=combinatorial)
+                     combinatorial=combinatorial, reserved=reserved)
     if requested != solver:
         result.info["requested_solver"] = requested
     return _timed(result, deadline)
 
 
 def _answer(instance: Instance, problem: str, objective: str, backend: Any,
-            settings: Any, deadline: Deadline) -> tuple[Outcome, float | None]:
+            settings: Any, deadline: Deadline,
+            reserved: ReservedPlatform | None = None
+            ) -> tuple[Outcome, float | None]:
     """The backend's raw answer and the combinatorial bound, within
     ``deadline`` minus the certification reserve."""
     reason = infeasibility(instance, problem)
@@ -183,7 +196,8 @@ def _answer(instance: Instance, problem: str, objective: str, backend: Any,
     report("bounds")
     combinatorial = combinatorial_bound(
         instance, problem, objective,
-        expired=Deadline(BOUND_SHARE * inner.remaining()).expired)
+        expired=Deadline(BOUND_SHARE * inner.remaining()).expired,
+        reserved=reserved)
     report("search", bound=combinatorial)
     if SECONDS_PER_PHASE * phases > limit:
         # no schedule of this size can be validated within the limit

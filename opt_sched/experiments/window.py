@@ -18,12 +18,19 @@ running jobs' nodes and I/O reserved), each objective gets
   that see the reservations (:mod:`opt_sched.bounds_flow`; for the makespan
   also the bounds of :mod:`opt_sched.bounds`, which hold without them) and
   the bound CP-SAT proves on the rounded-down relaxation
-  (:mod:`opt_sched.exact.hpc_io.reserved`);
+  (:mod:`opt_sched.exact.hpc_io.reserved`). CP-SAT's search and bound run
+  through the exact layer's one front door, :func:`opt_sched.exact.solve`
+  on the problem ``hpc-io-reserved``
+  (:mod:`opt_sched.exact.hpc_io.reserved_backend`), the window as its
+  reserved platform: certification validates their schedule with the
+  running jobs (:meth:`Window.validate`) and checks the bound against its
+  value;
 - the bracket: the policy is at least ``at_least = (online - best_found) /
   best_found`` and at most ``at_most = gap = (online - bound) / bound`` above
   the optimum (SPEC §7); ``width = at_most - at_least``.
 
-The window schedule is validated together with the running jobs (rules 1-5),
+The window schedule is validated together with the running jobs (rules 1-5:
+:meth:`Window.validate`, the one validation that certification also calls),
 and a bound above the validated online value or a schedule found raises
 :class:`~opt_sched.errors.BoundViolationError` (:func:`~opt_sched.objectives.
 relative_gap`): the same check as the exact layer's certification. What the
@@ -35,13 +42,18 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..exact.progress import report
 from ..instance import Instance
 from ..objectives import objective_value, relative_gap
 from ..schedule import Schedule
 from .window_instance import Window, extract_window
 from .window_schedules import best_heuristic
 
-__all__ = ["WINDOW_OBJECTIVES", "best_schedule", "window_bounds", "window_gap"]
+__all__ = ["WINDOW_OBJECTIVES", "WINDOW_PROBLEM", "best_schedule", "window_bounds",
+           "window_gap"]
+
+WINDOW_PROBLEM = "hpc-io-reserved"
+"""The exact problem of a window (:mod:`opt_sched.exact.registry`)."""
 
 WINDOW_OBJECTIVES = ("makespan", "max-flow-stretch", "mean-flow-time")
 """The objectives of the window gap, in report order."""
@@ -67,7 +79,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         makespan_bounds_under,
         no_bound_note,
     )
-    from ..exact.hpc_io.reserved import reserved_bound
+    from ..exact import solve
 
     if execution is None:
         execution = window.schedule.execution
@@ -116,17 +128,23 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                                               reservations=reservations))
     combinatorial = max(bounds.values())
     started = time.perf_counter()
-    cpsat = reserved_bound(instance, reservations, objective,
-                           incumbent if incumbent is not None else window.schedule,
-                           lower_bound=combinatorial, time_limit=time_limit,
-                           num_workers=num_workers, seed=seed)
+    # the bound side of the exact problem: certified (the incumbent validated
+    # with the running jobs, the bound checked against its value)
+    report(objective, restart=True)  # names the progress lines of this solve
+    result = solve(instance, WINDOW_PROBLEM, objective, "cpsat",
+                   time_limit=time_limit, num_workers=num_workers, seed=seed,
+                   reserved=window, known_bound=combinatorial, search_share=0.0,
+                   incumbent=incumbent if incumbent is not None else window.schedule)
     seconds = time.perf_counter() - started
-    bounds["cpsat"] = cpsat.bound
+    cpsat = result.info.get("reserved_bound", combinatorial)
+    bounds["cpsat"] = cpsat
     source = max(bounds, key=bounds.__getitem__)
     return {"bound": bounds[source], "source": source,
-            "combinatorial": combinatorial, "cpsat": cpsat.bound,
-            "cpsat_closed": cpsat.closed, "cpsat_seconds": seconds,
-            "bounds": bounds, "cpsat_info": cpsat.info, "bound_note": None}
+            "combinatorial": combinatorial, "cpsat": cpsat,
+            "cpsat_closed": bool(result.info.get("closed", False)),
+            "cpsat_seconds": seconds, "bounds": bounds,
+            "cpsat_info": result.info.get("bound_info", result.info),
+            "bound_note": None}
 
 
 def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
@@ -135,16 +153,17 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
     upper side): the best heuristic (:func:`~.window_schedules.
     best_heuristic`, the online schedule's left shift among them), then
     CP-SAT on the rounded-down model hinted with it, its orders simulated at
-    the true lengths
-    (:func:`opt_sched.exact.hpc_io.reserved_search.reserved_search`), and the
-    online schedule itself. Every candidate is validated with the running
-    jobs (rules 1-5) before it counts.
+    the true lengths (the schedule side of :func:`opt_sched.exact.solve` on
+    ``hpc-io-reserved``, :func:`opt_sched.exact.hpc_io.reserved_search.
+    reserved_search`, certified), and the online schedule itself. Every
+    candidate is validated with the running jobs (rules 1-5) before it
+    counts: the heuristic's here, CP-SAT's by certification.
 
     Returns ``best_found`` (value), ``schedule``, ``found_by``,
     ``heuristic`` (value and name), ``cpsat_schedule`` (value or ``None``) and
     ``search_info``.
     """
-    from ..exact.hpc_io.reserved_search import reserved_search
+    from ..exact import solve
 
     started = time.perf_counter()
     instance = window.instance
@@ -155,15 +174,17 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
     window.validate(heuristic.schedule)
     heuristic_value = objective_value(instance, heuristic.schedule, objective)
     left = max(0.05, time_limit - (time.perf_counter() - started))
-    search = reserved_search(instance, window.reservations, objective,
-                             heuristic.schedule, time_limit=left,
-                             num_workers=num_workers, seed=seed)
+    # the schedule side of the exact problem: the search hinted with the
+    # heuristic; its schedule replaces the heuristic's only if strictly
+    # better, and certification validates whichever it returns
+    report(objective, restart=True)
+    search = solve(instance, WINDOW_PROBLEM, objective, "cpsat", time_limit=left,
+                   num_workers=num_workers, seed=seed, reserved=window,
+                   incumbent=heuristic.schedule, search_share=1.0)
     candidates = [("online", window.schedule),
                   (heuristic.name, heuristic.schedule)]
-    cpsat_value = None
-    if search.schedule is not None:
-        window.validate(search.schedule)
-        cpsat_value = objective_value(instance, search.schedule, objective)
+    cpsat_value = search.info.get("search_value")
+    if search.schedule is not None and search.info.get("found_by") == "cpsat":
         candidates.append(("cpsat", search.schedule))
     values = [(objective_value(instance, sch, objective), k)
               for k, (_, sch) in enumerate(candidates)]
@@ -171,7 +192,8 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
     return {"best_found": value, "schedule": candidates[k][1],
             "found_by": candidates[k][0],
             "heuristic": {"name": heuristic.name, "value": heuristic_value},
-            "cpsat_schedule": cpsat_value, "search_info": search.info,
+            "cpsat_schedule": cpsat_value,
+            "search_info": search.info.get("search", search.info),
             "search_seconds": time.perf_counter() - started}
 
 

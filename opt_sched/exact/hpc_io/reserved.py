@@ -3,7 +3,9 @@ reserved (:class:`~opt_sched.reservations.Reservations`): the CP-SAT model of
 :mod:`.cpsat` on a *relaxation* rounded down to a time grid.
 
 Used for the window gap (``opt_sched.experiments.window``), where the jobs
-still running at the window start hold nodes and I/O-node intervals. The
+still running at the window start hold nodes and I/O-node intervals, through
+the exact layer: the bound side of the problem ``hpc-io-reserved``
+(:mod:`.reserved_backend`, run by :func:`opt_sched.solve` and certified). The
 standard model rounds every length *up* (so its schedules stay feasible);
 with fixed reserved intervals that argument fails (a rounded-up phase may no
 longer fit the gap it had). This model rounds the other way and only ever
@@ -291,6 +293,7 @@ def reserved_bound(instance: Instance, reservations: Reservations, objective: st
                    schedule: Schedule, *, lower_bound: float = 0.0,
                    time_limit: float = 30.0, num_workers: int = 2, seed: int = 0,
                    resolution: float | None = None,
+                   deadline: Deadline | None = None,
                    **options: Any) -> ReservedBound:
     """A proven lower bound of ``objective`` for every schedule of
     ``instance`` that respects ``reservations`` (module doc).
@@ -307,6 +310,10 @@ def reserved_bound(instance: Instance, reservations: Reservations, objective: st
         A valid combinatorial bound (the objective's domain starts there).
     time_limit
         Seconds for building and searching.
+    deadline
+        The clock to draw on instead (the exact layer's backend,
+        :mod:`.reserved_backend`, passes its solve's); default
+        ``Deadline(time_limit)`` from the call.
     options
         Fields of :class:`~opt_sched.exact.cpsat.settings.HpcIoCpsatSettings`.
     """
@@ -317,7 +324,8 @@ def reserved_bound(instance: Instance, reservations: Reservations, objective: st
         raise OptionError("reserved bound: dependencies are not supported")
     settings = HpcIoCpsatSettings(time_limit=time_limit, num_workers=num_workers,
                                   seed=seed, warm=False, **options)
-    deadline = Deadline(time_limit)
+    if deadline is None:
+        deadline = Deadline(time_limit)
     tick = _choose_tick(instance, reservations, schedule, resolution)
     try:
         data, settings, held, incumbent = floored_window(

@@ -18,8 +18,10 @@ times: the solution's orders (job starts, I/O order) are simulated at the
 true lengths with the true reservations (:func:`.earliest.simulate`,
 strict; if the orders deadlock, greedy with the job order as priority and
 the I/O first come). The simulation makes the schedule feasible by
-construction, whatever the rounding; the caller validates it and keeps it
-only if it beats the hint.
+construction, whatever the rounding; the exact layer's backend
+(:mod:`.reserved_backend`, the schedule side of ``hpc-io-reserved``) keeps
+it only if it beats the hint, and certification validates it with the
+reservations.
 """
 
 from __future__ import annotations
@@ -83,14 +85,18 @@ def simulate_orders(instance: Instance, reservations: Reservations,
 
 def reserved_search(instance: Instance, reservations: Reservations, objective: str,
                     hint: Schedule, *, time_limit: float = 30.0,
-                    num_workers: int = 2, seed: int = 0) -> ReservedSearch:
+                    num_workers: int = 2, seed: int = 0,
+                    deadline: Deadline | None = None) -> ReservedSearch:
     """CP-SAT on the rounded-down model, hinted with ``hint`` (a feasible
     schedule that respects the reservations); the solution's orders
-    simulated at the true lengths (module doc)."""
+    simulated at the true lengths (module doc). ``deadline``: the clock to
+    draw on (the exact layer's backend, :mod:`.reserved_backend`, passes
+    its solve's); default ``Deadline(time_limit)`` from the call."""
     check_objective(objective, ("makespan", *FLOW_OBJECTIVES))
     from ortools.sat.python import cp_model
 
-    deadline = Deadline(time_limit)
+    if deadline is None:
+        deadline = Deadline(time_limit)
     settings = HpcIoCpsatSettings(time_limit=time_limit, num_workers=num_workers,
                                   seed=seed, warm=False, hints=True,
                                   lower_bounding=False)
