@@ -19,14 +19,18 @@ def tiny2() -> Instance:
     return read_instance(INSTANCES / "tiny2.json")
 
 
-@pytest.mark.parametrize(("field", "bad", "valid"), [
-    ("problem", "job-shop", "io-sched, hpc-io, packs, planning"),
-    ("objective", "flow", "makespan, max-stretch"),
-    ("solver", "gurobi", "cpsat, cbc, highs"),
-])
-def test_unknown_choice_names_the_valid_ones(tiny2: Instance, field: str, bad: str,
-                                             valid: str) -> None:
-    with pytest.raises(OptionError, match=f"{field}='{bad}' is not one of {valid}"):
+@pytest.mark.parametrize(("field", "bad"), [
+    ("problem", "job-shop"), ("objective", "flow"), ("solver", "gurobi")])
+def test_unknown_choice_names_the_valid_ones(tiny2: Instance, field: str,
+                                             bad: str) -> None:
+    """The error lists every registered choice (read from the registries,
+    not pinned here)."""
+    from opt_sched.exact.registry import problems, solvers
+    from opt_sched.objectives import OBJECTIVES
+
+    valid = {"problem": problems(), "objective": OBJECTIVES, "solver": solvers()}[field]
+    with pytest.raises(OptionError,
+                       match=f"^{field}='{bad}' is not one of {', '.join(valid)}$"):
         solve(tiny2, **{field: bad})
 
 

@@ -36,14 +36,4 @@ _LAZY: dict[str, str] = {
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
-__all__ = [
-    "InstanceSource",
-    "Limits",
-    "ResultStore",
-    "Spec",
-    "SweepResult",
-    "Task",
-    "load_spec",
-    "parse_spec",
-    "run_sweep",
-]
+__all__ = sorted(_LAZY)  # every lazy name

@@ -36,9 +36,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import SpecError
 from ..plugins import PluginMapping, check_named
-from .sources import resolve_params
+from .sources import named_entry, resolve_params
 from .task import InstanceSource
 
 __all__ = ["EXPERIMENTS", "Experiment", "ExperimentParameter", "experiment_sources",
@@ -99,18 +98,10 @@ points (listing it loads them)."""
 def experiment_sources(where: str, name: str,
                        combos: list[Mapping[str, Any]]) -> list[InstanceSource]:
     """The sources of experiment ``name``, one per parameter combination
-    (coerced, defaults filled in).
-
-    Raises
-    ------
-    SpecError
-        Unknown experiment, unknown or missing parameter, or a value of the
-        wrong type.
-    """
-    exp = EXPERIMENTS.get(name)
-    if exp is None:
-        raise SpecError(f"{where}.name={name!r} is unknown (choose from "
-                        f"{', '.join(sorted(EXPERIMENTS))})")
+    (coerced, defaults filled in); a :class:`~opt_sched.errors.SpecError` for an
+    unknown experiment (:func:`~.sources.named_entry`) or a bad parameter
+    (:func:`~.sources.resolve_params`)."""
+    exp = named_entry(f"{where}.name", EXPERIMENTS, name)
     out = []
     for params in combos:
         values = resolve_params(where, f"experiment {name!r}", params, exp.params,

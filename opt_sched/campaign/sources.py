@@ -108,6 +108,7 @@ __all__ = [
     "family",
     "file_source",
     "generator_source",
+    "named_entry",
     "workload_kind",
 ]
 
@@ -429,6 +430,21 @@ def _coerce(where: str, kind: str, value: Any,
     return float(value)
 
 
+def named_entry(where: str, table: Mapping[str, Any], name: str) -> Any:
+    """``table[name]``: a generator, an experiment... by its name.
+
+    Raises
+    ------
+    SpecError
+        ``{where}={name!r} is unknown``, with the names ``table`` has.
+    """
+    entry = table.get(name)
+    if entry is None:
+        raise SpecError(f"{where}={name!r} is unknown (choose from "
+                        f"{', '.join(sorted(table))})")
+    return entry
+
+
 def resolve_params(where: str, owner: str, params: Mapping[str, Any],
                    declared: Sequence[Any], *, keep_none: bool = True
                    ) -> dict[str, Any]:
@@ -474,10 +490,7 @@ def generator_source(name: str, params: Mapping[str, Any],
         Unknown generator, unknown or missing parameter, or a value of the
         wrong type.
     """
-    gen = GENERATORS.get(name)
-    if gen is None:
-        raise SpecError(f"{where}.generator={name!r} is unknown (choose from "
-                        f"{', '.join(sorted(GENERATORS))})")
+    gen = named_entry(f"{where}.generator", GENERATORS, name)
     values = resolve_params(where, f"generator {name!r}", params, gen.params)
     return InstanceSource(generator=name, params=tuple(sorted(values.items())))
 

@@ -163,9 +163,8 @@ def _strings(where: str, value: Any, *, allowed: Sequence[str] | None = None,
     out = []
     for n, item in enumerate(value):
         text = _string(f"{where}[{n}]", item)
-        if allowed is not None and text not in allowed:
-            raise _fail(f"{where}[{n}]", text,
-                        f"is unknown (choose from {', '.join(allowed)})")
+        if allowed is not None:
+            _choice(f"{where}[{n}]", text, allowed)
         out.append(text)
     return tuple(out)
 
@@ -365,26 +364,38 @@ def _method(where: str, value: Any) -> str:
     return text
 
 
-def _figures(where: str, value: Any) -> tuple[FigureSpec, ...]:
+def _tables(where: str, value: Any, allowed: Sequence[str],
+            required: Sequence[str]) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(where[n], table)`` of a list of tables (``[[outputs.figures]]``...),
+    each with only ``allowed`` keys and every ``required`` one."""
     if not isinstance(value, list):
-        raise _fail(where, value, "must be a list of tables ([[outputs.figures]])")
+        raise _fail(where, value, f"must be a list of tables ([[{where}]])")
     out = []
     for n, item in enumerate(value):
         w = f"{where}[{n}]"
         data = _table(w, item)
-        _only(w, data, ("name", "x", "y", "by", "kind", "agg", "groups", "logx",
-                        "logy"))
-        for key in ("name", "x", "y"):
+        _only(w, data, allowed)
+        for key in required:
             if key not in data:
                 raise SpecError(f"{w}.{key} is missing")
-        kind = data.get("kind", "line")
-        if kind not in FIGURE_KINDS:
-            raise _fail(f"{w}.kind", kind, f"is unknown (choose from "
-                        f"{', '.join(FIGURE_KINDS)})")
-        agg = data.get("agg", "mean")
-        if agg not in AGGREGATES:
-            raise _fail(f"{w}.agg", agg, f"is unknown (choose from "
-                        f"{', '.join(AGGREGATES)})")
+        out.append((w, data))
+    return out
+
+
+def _choice(where: str, value: Any, choices: Sequence[str]) -> Any:
+    """``value``, one of ``choices``."""
+    if value not in choices:
+        raise _fail(where, value, f"is unknown (choose from {', '.join(choices)})")
+    return value
+
+
+def _figures(where: str, value: Any) -> tuple[FigureSpec, ...]:
+    out = []
+    for w, data in _tables(where, value, ("name", "x", "y", "by", "kind", "agg",
+                                          "groups", "logx", "logy"),
+                           ("name", "x", "y")):
+        kind = _choice(f"{w}.kind", data.get("kind", "line"), FIGURE_KINDS)
+        agg = _choice(f"{w}.agg", data.get("agg", "mean"), AGGREGATES)
         out.append(FigureSpec(
             _string(f"{w}.name", data["name"], name=True), _string(f"{w}.x", data["x"]),
             _string(f"{w}.y", data["y"]), _string(f"{w}.by", data.get("by", "method")),
@@ -396,23 +407,14 @@ def _figures(where: str, value: Any) -> tuple[FigureSpec, ...]:
 
 
 def _pivots(where: str, value: Any) -> tuple[PivotSpec, ...]:
-    if not isinstance(value, list):
-        raise _fail(where, value, "must be a list of tables ([[outputs.pivots]])")
     out = []
-    for n, item in enumerate(value):
-        w = f"{where}[{n}]"
-        data = _table(w, item)
-        _only(w, data, ("name", "index", "columns", "values", "agg", "groups"))
-        for key in ("name", "index", "values"):
-            if key not in data:
-                raise SpecError(f"{w}.{key} is missing")
+    for w, data in _tables(where, value, ("name", "index", "columns", "values", "agg",
+                                          "groups"),
+                           ("name", "index", "values")):
         name = _string(f"{w}.name", data["name"], name=True)
         if name in BUILTIN_TABLES:
             raise _fail(f"{w}.name", name, "is a built-in table name")
-        agg = data.get("agg", "mean")
-        if agg not in AGGREGATES:
-            raise _fail(f"{w}.agg", agg, f"is unknown (choose from "
-                        f"{', '.join(AGGREGATES)})")
+        agg = _choice(f"{w}.agg", data.get("agg", "mean"), AGGREGATES)
         out.append(PivotSpec(
             name, _strings(f"{w}.index", data["index"]),
             _string(f"{w}.values", data["values"]),

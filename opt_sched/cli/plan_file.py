@@ -51,22 +51,6 @@ def read_plan_file(path: str) -> dict[str, Any]:
     return dict(data)
 
 
-def _check_ids(path: str, instance: Instance, ids: list[str]) -> None:
-    """No unknown job, none twice, none missing."""
-    seen: set[str] = set()
-    for job_id in ids:
-        if job_id not in instance.index:
-            raise PlanError(f"{path}: job {job_id!r} is not in the instance "
-                            f"{instance.name!r}")
-        if job_id in seen:
-            raise PlanError(f"{path}: job {job_id!r} appears twice")
-        seen.add(job_id)
-    missing = [job.id for job in instance.jobs if job.id not in seen]
-    if missing:
-        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        raise PlanError(f"{path}: job {missing[0]!r} is missing{more}")
-
-
 def _check_start(path: str, job_id: str, field: str, value: object) -> float:
     if (isinstance(value, bool) or not isinstance(value, (int, float))
             or not math.isfinite(value)):
@@ -91,6 +75,7 @@ def _check_partition(path: str, instance: Instance, job_id: str,
 
 def _starts_from_mapping(path: str, instance: Instance, data: dict[str, Any]):
     from ..simulation import StartsPlan
+    from ..simulation.plans import check_ids
 
     unknown = sorted(set(data) - _STARTS_FILE_KEYS)
     if unknown:
@@ -99,7 +84,7 @@ def _starts_from_mapping(path: str, instance: Instance, data: dict[str, Any]):
     if not isinstance(starts, Mapping):
         raise PlanError(f"{path}: 'starts' must map job ids to "
                         "{\"partition\": k, \"start\": t}")
-    _check_ids(path, instance, list(starts))
+    check_ids(instance, list(starts), path)
     partition, start = {}, {}
     for job_id, entry in starts.items():
         if not isinstance(entry, Mapping):
@@ -122,12 +107,13 @@ def _starts_from_mapping(path: str, instance: Instance, data: dict[str, Any]):
 def _starts_from_schedule(path: str, instance: Instance, data: dict[str, Any]):
     from ..json_files import schedule_from_dict
     from ..simulation import StartsPlan
+    from ..simulation.plans import check_ids
 
     try:
         schedule = schedule_from_dict(data)
     except ScheduleFormatError as err:
         raise PlanError(f"{path}: {err}") from None
-    _check_ids(path, instance, [js.id for js in schedule.jobs])
+    check_ids(instance, [js.id for js in schedule.jobs], path)
     for js in schedule.jobs:
         iterations = instance.job(js.id).iterations
         for field in ("compute_starts", "io_starts"):

@@ -13,19 +13,23 @@ The command line's error boundary asks the open row files what they kept
 one line on Ctrl-C::
 
     opt-sched: interrupted, 12 rows kept in gaps.csv
+
+:func:`collect_rows` runs a table command's library call that way, once
+for every such command.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..rows_file import RowsFile
 
-__all__ = ["RowFile", "forget_all", "kept_summary"]
+__all__ = ["RowFile", "collect_rows", "forget_all", "kept_summary"]
 
 _OPEN: list[RowFile] = []
 _OPEN_LOCK = threading.Lock()
@@ -95,6 +99,31 @@ class RowFile:
         if kept == 0 and (self.in_place or not self.path.exists()):
             return f"no row finished, {self.path} not written"
         return f"{kept} {noun} kept in {self.path}"
+
+
+def collect_rows(args: argparse.Namespace, make_table: Callable[[RowFile], Any]
+                 ) -> tuple[Any, list[dict[str, Any]]]:
+    """Run ``make_table(rows)`` (a library call returning a data frame,
+    which may hand each finished row to ``rows.add``) with the rows kept in
+    ``args.out``; return the table and its records, which ``args.out`` then
+    holds exactly.
+
+    On Ctrl-C, the rows finished so far are printed (without ``--out`` or
+    ``--json``) and the interruption goes on to the command line's boundary.
+    """
+    from .output import show_rows
+
+    with RowFile(args.out) as rows:
+        try:
+            table = make_table(rows)
+        except KeyboardInterrupt:
+            if rows.path is None and rows.rows and not args.json:
+                show_rows(rows.rows, args, title="finished before the interruption")
+            raise
+        records = table.to_dict(orient="records")
+        if args.out:
+            rows.replace(records)
+    return table, records
 
 
 def forget_all() -> None:

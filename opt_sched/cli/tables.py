@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 __all__ = ["STYLES", "column_style", "format_column", "render_table"]
@@ -93,27 +93,25 @@ def _special(value: Any) -> str | None:
     return None
 
 
+_FIXED_FORMATS: dict[str, Callable[[Any], str]] = {
+    "percent": lambda v: f"{100 * float(v):.2f} %",
+    "seconds": lambda v: f"{float(v):.2f}",
+    "count": lambda v: f"{int(v):,}",
+}
+"""The styles written the same way whatever the column holds."""
+
+
 def format_column(name: str, values: Sequence[Any]) -> tuple[str, list[str]]:
     """``(style, texts)`` of one column."""
     style = column_style(name, values)
-    out: list[str] = []
     if style == "number":
-        numbers = [v for v in values if _special(v) is None]
-        d = _decimals(numbers)
-        for v in values:
-            out.append(_special(v) or f"{float(v):,.{d}f}")
-    elif style == "percent":
-        for v in values:
-            out.append(_special(v) or f"{100 * float(v):.2f} %")
-    elif style == "seconds":
-        for v in values:
-            out.append(_special(v) or f"{float(v):.2f}")
-    elif style == "count":
-        for v in values:
-            out.append(_special(v) or f"{int(v):,}")
+        d = _decimals([v for v in values if _special(v) is None])
+        out = [_special(v) or f"{float(v):,.{d}f}" for v in values]
+    elif style in _FIXED_FORMATS:
+        write = _FIXED_FORMATS[style]
+        out = [_special(v) or write(v) for v in values]
     elif style == "flag":
-        for v in values:
-            out.append("-" if _missing(v) else ("yes" if v else "no"))
+        out = ["-" if _missing(v) else ("yes" if v else "no") for v in values]
     else:
         out = ["-" if _missing(v) else str(v) for v in values]
     return style, out

@@ -59,9 +59,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..borrow import borrow
-from ..simulation.events import DONE, KILLED, RUNNING
-from ..simulation.heaps import HSIZE, TOUCHED, schedule, touch
+from ..borrow import borrow_all, borrow_rows
+from ..simulation.events import DONE, KILLED, RUNNING, next_event
+from ..simulation.heaps import HSIZE, TOUCHED, schedule, touch, untouch
 from ..simulation.heaps import ev_remove_root as _ev_remove_root
 from ..simulation.heaps import w_pop as _w_pop
 from ..simulation.heaps import w_push as _w_push
@@ -74,15 +74,20 @@ _TOUCHED = TOUCHED
 NSEG = 3
 
 # rows of ji
-J_PART, J_CUR, J_STATUS, J_EVP, J_POS, J_HEAP, J_ENDED, J_FIN, J_ORDER = range(9)
+JI_ROWS = 9
+J_PART, J_CUR, J_STATUS, J_EVP, J_POS, J_HEAP, J_ENDED, J_FIN, J_ORDER = range(JI_ROWS)
 # rows of jf
-F_EVT, F_REM, F_RATE, F_WGT, F_TAU, F_ZERO, F_ETA, F_KEY, F_NCAP = range(9)
+JF_ROWS = 9
+F_EVT, F_REM, F_RATE, F_WGT, F_TAU, F_ZERO, F_ETA, F_KEY, F_NCAP = range(JF_ROWS)
 # rows of pf
-P_W, P_V, P_CSTART, P_IOSTART, P_IOEND = range(5)
+PF_ROWS = 5
+P_W, P_V, P_CSTART, P_IOSTART, P_IOEND = range(PF_ROWS)
 # rows of ki
-K_M, K_HSZ, K_TOUCHED, K_FLAG = range(4)
+KI_ROWS = 4
+K_M, K_HSZ, K_TOUCHED, K_FLAG = range(KI_ROWS)
 # rows of kf
-KF_TLAST, KF_LAM, KF_NEXT, KF_SVC, KF_SUMW, KF_BAND, KF_CAP = range(7)
+KF_ROWS = 7
+KF_TLAST, KF_LAM, KF_NEXT, KF_SVC, KF_SUMW, KF_BAND, KF_CAP = range(KF_ROWS)
 
 
 def new_state(off: np.ndarray, w: np.ndarray, v: np.ndarray, weights: np.ndarray,
@@ -96,21 +101,21 @@ def new_state(off: np.ndarray, w: np.ndarray, v: np.ndarray, weights: np.ndarray
     n = len(off) - 1
     R = len(bands)
     cols = max(n, 1)
-    ji = np.zeros((9, cols), np.int64)
+    ji = np.zeros((JI_ROWS, cols), np.int64)
     ji[J_PART] = -1
     ji[J_POS] = -1
-    jf = np.zeros((9, cols))
+    jf = np.zeros((JF_ROWS, cols))
     jf[F_WGT, :n] = weights
     jf[F_NCAP] = np.inf
     if ncap is not None:
         jf[F_NCAP, :n] = ncap
     jf[F_ETA] = eta_table(cols, eta_points[0], eta_points[1])
     nph = len(w)
-    pf = np.full((5, nph), np.nan)
+    pf = np.full((PF_ROWS, nph), np.nan)
     pf[P_W] = w
     pf[P_V] = v
-    ki = np.zeros((4, R), np.int64)
-    kf = np.zeros((7, R))
+    ki = np.zeros((KI_ROWS, R), np.int64)
+    kf = np.zeros((KF_ROWS, R))
     kf[KF_NEXT] = np.inf
     kf[KF_BAND] = bands
     kf[KF_CAP] = caps
@@ -152,21 +157,10 @@ def eta_table(size, eta_m, eta_v):
 @njit(cache=True)
 def start_jobs(jobs, parts, t, ph_off, ji, jf, pf, meta):
     """Start ``jobs[m]`` on ``parts[m]`` at ``t`` (first compute phase)."""
-    jobs = borrow(jobs)
-    parts = borrow(parts)
-    ph_off = borrow(ph_off)
-    ji = borrow(ji)
-    jf = borrow(jf)
-    pf = borrow(pf)
-    meta = borrow(meta)
-    part = ji[J_PART]
-    cur = ji[J_CUR]
-    status = ji[J_STATUS]
-    ev_p = ji[J_EVP]
-    heap = ji[J_HEAP]
-    ev_t = jf[F_EVT]
-    w = pf[P_W]
-    cstart = pf[P_CSTART]
+    jobs, parts, ph_off, meta = borrow_all(jobs, parts, ph_off, meta)
+    part, cur, status, ev_p, _, heap, _, _, _ = borrow_rows(ji, JI_ROWS)
+    ev_t = borrow_rows(jf, JF_ROWS)[F_EVT]
+    w, _, cstart, _, _ = borrow_rows(pf, PF_ROWS)
     for m in range(jobs.shape[0]):
         j = jobs[m]
         part[j] = parts[m]
@@ -194,6 +188,19 @@ def _bring(k, t, n, virtual, act, ki, jf, kf):
                 j = act[base + q]
                 rem[j] -= rate[j] * dt
         t_last[k] = t
+
+
+@njit(cache=True)
+def _leave(k, j, n, act, pos, m_k):
+    """Job ``j`` leaves node ``k``'s active phases (explicit mode): the last
+    one takes its place in ``act``."""
+    base = k * n
+    q = pos[j]
+    last = act[base + m_k[k] - 1]
+    act[base + q] = last
+    pos[last] = q
+    pos[j] = -1
+    m_k[k] -= 1
 
 
 @njit(cache=True)
@@ -269,60 +276,19 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
     events at ``t`` those create, each I/O end or zero-volume phase starting
     the job's next compute phase (or ending the job) at once.
     """
-    ph_off = borrow(ph_off)
-    ji = borrow(ji)
-    jf = borrow(jf)
-    pf = borrow(pf)
-    ki = borrow(ki)
-    kf = borrow(kf)
-    act = borrow(act)
-    seg = borrow(seg)
-    seg_node = borrow(seg_node)
-    meta = borrow(meta)
-    part = ji[J_PART]
-    cur = ji[J_CUR]
-    status = ji[J_STATUS]
-    ev_p = ji[J_EVP]
-    pos = ji[J_POS]
-    heap = ji[J_HEAP]
-    ended = ji[J_ENDED]
-    fin = ji[J_FIN]
-    order = ji[J_ORDER]
-    ev_t = jf[F_EVT]
-    rem = jf[F_REM]
-    rate = jf[F_RATE]
-    wgt = jf[F_WGT]
-    tau = jf[F_TAU]
-    zeros = jf[F_ZERO]
-    eta_of = jf[F_ETA]
-    keys = jf[F_KEY]
-    ncap = jf[F_NCAP]
-    w = pf[P_W]
-    v = pf[P_V]
-    cstart = pf[P_CSTART]
-    iostart = pf[P_IOSTART]
-    ioend = pf[P_IOEND]
-    m_k = ki[K_M]
-    hsz = ki[K_HSZ]
-    touched = ki[K_TOUCHED]
-    flag = ki[K_FLAG]
-    t_last = kf[KF_TLAST]
-    lam = kf[KF_LAM]
-    node_next = kf[KF_NEXT]
-    svc = kf[KF_SVC]
-    sumw = kf[KF_SUMW]
-    bands = kf[KF_BAND]
-    caps = kf[KF_CAP]
+    ph_off, jf, ki, kf, act, seg, seg_node, meta = borrow_all(
+        ph_off, jf, ki, kf, act, seg, seg_node, meta)
+    part, cur, status, ev_p, pos, heap, ended, fin, order = borrow_rows(ji, JI_ROWS)
+    ev_t, rem, rate, wgt, tau, zeros, eta_of, keys, ncap = borrow_rows(jf, JF_ROWS)
+    w, v, cstart, iostart, ioend = borrow_rows(pf, PF_ROWS)
+    m_k, hsz, touched, flag = borrow_rows(ki, KI_ROWS)
+    t_last, lam, node_next, svc, sumw, bands, caps = borrow_rows(kf, KF_ROWS)
     R = node_next.shape[0]
     until = t
     find_next = not settle
     while True:
         if find_next:
-            while meta[_HSIZE] > 0 and status[heap[0]] != RUNNING:
-                meta[_HSIZE] = _ev_remove_root(heap, meta[_HSIZE], ev_t, ev_p)
-            t = np.inf
-            if meta[_HSIZE] > 0:
-                t = ev_t[heap[0]]
+            t = next_event(heap, ev_t, ev_p, status, meta)
             for k in range(R):
                 if node_next[k] < t:
                     t = node_next[k]
@@ -357,11 +323,7 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
                     j = act[base + q]
                     if tl + max(rem[j], 0.0) / rate[j] <= t:
                         rem[j] = 0.0
-                        last = act[base + m_k[k] - 1]
-                        act[base + q] = last
-                        pos[last] = q
-                        pos[j] = -1
-                        m_k[k] -= 1
+                        _leave(k, j, n, act, pos, m_k)
                         fin[nfin] = j
                         nfin += 1
                     else:
@@ -428,9 +390,7 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
 
         # -- end of instant t: new levels of the touched nodes -----------------
         while meta[_TOUCHED] > 0:
-            meta[_TOUCHED] -= 1
-            k = touched[meta[_TOUCHED]]
-            flag[k] = False
+            k = untouch(touched, flag, meta)
             m = m_k[k]
             level = 0.0
             node_next[k] = np.inf
@@ -459,13 +419,7 @@ def step(t, settle, n, virtual, ph_off, ji, jf, pf, ki, kf, act, seg, seg_node,
 def kill(j, t, n, virtual, ji, jf, pf, ki, kf, act, meta):
     """Stop running job ``j`` at ``t``; an I/O phase in progress is cut (in
     virtual mode its heap entry goes stale)."""
-    ji = borrow(ji)
-    jf = borrow(jf)
-    pf = borrow(pf)
-    ki = borrow(ki)
-    kf = borrow(kf)
-    act = borrow(act)
-    meta = borrow(meta)
+    ji, jf, pf, ki, kf, act, meta = borrow_all(ji, jf, pf, ki, kf, act, meta)
     status = ji[J_STATUS]
     if status[j] != RUNNING:
         return
@@ -478,17 +432,10 @@ def kill(j, t, n, virtual, ji, jf, pf, ki, kf, act, meta):
     k = ji[J_PART, j]
     _bring(k, t, n, virtual, act, ki, jf, kf)
     ioend[ph] = t
-    m_k = ki[K_M]
     if virtual:
         kf[KF_SUMW, k] -= jf[F_WGT, j]
+        ki[K_M, k] -= 1
     else:
-        pos = ji[J_POS]
-        base = k * n
-        q = pos[j]
-        last = act[base + m_k[k] - 1]
-        act[base + q] = last
-        pos[last] = q
-        pos[j] = -1
-    m_k[k] -= 1
+        _leave(k, j, n, act, ji[J_POS], ki[K_M])
     kf[KF_NEXT, k] = np.inf
     touch(k, ki[K_TOUCHED], ki[K_FLAG], meta)

@@ -56,22 +56,4 @@ _LAZY: dict[str, str] = {
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
-__all__ = [
-    "EXECUTION",
-    "GANG_RULES",
-    "GANG_SCHEDULERS",
-    "PLACEMENTS",
-    "GangRecord",
-    "GangWorkload",
-    "assert_gang_feasible",
-    "gang_job_table",
-    "gang_summary",
-    "get_gang_scheduler",
-    "place_files",
-    "read_record",
-    "read_workload",
-    "simulate_gang",
-    "validate_gang",
-    "write_record",
-    "write_workload",
-]
+__all__ = sorted(_LAZY)  # every lazy name

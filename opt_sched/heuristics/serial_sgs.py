@@ -20,7 +20,38 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Project", "best_serial_schedule", "serial_sgs"]
+__all__ = ["Project", "best_serial_schedule", "chain_tails", "earliest_starts",
+           "serial_sgs", "successor_lists"]
+
+
+def successor_lists(predecessors: Sequence[Sequence[int]]) -> list[list[int]]:
+    """``succ[i]``: the jobs that list ``i`` among their predecessors."""
+    succ: list[list[int]] = [[] for _ in predecessors]
+    for j, preds in enumerate(predecessors):
+        for i in preds:
+            succ[i].append(j)
+    return succ
+
+
+def earliest_starts(durations: Sequence[int], releases: Sequence[int],
+                    predecessors: Sequence[Sequence[int]], order: Sequence[int]
+                    ) -> list[int]:
+    """Heads ``es_j = max(rho_j, max_{i in pred(j)} es_i + d_i)``, computed
+    in ``order`` (any topological order)."""
+    es = [0] * len(durations)
+    for j in order:
+        es[j] = max([releases[j]] + [es[i] + durations[i] for i in predecessors[j]])
+    return es
+
+
+def chain_tails(durations: Sequence[int], successors: Sequence[Sequence[int]],
+                order: Sequence[int]) -> list[int]:
+    """Longest chains from a job's start, ``q_j = d_j + max_{s in succ(j)}
+    q_s``, computed backwards through ``order`` (any topological order)."""
+    tail = [0] * len(durations)
+    for j in reversed(order):
+        tail[j] = durations[j] + max((tail[s] for s in successors[j]), default=0)
+    return tail
 
 
 @dataclass(frozen=True)
@@ -42,11 +73,7 @@ class Project:
         return len(self.durations)
 
     def successors(self) -> list[list[int]]:
-        succ: list[list[int]] = [[] for _ in range(self.num_jobs)]
-        for j, preds in enumerate(self.predecessors):
-            for i in preds:
-                succ[i].append(j)
-        return succ
+        return successor_lists(self.predecessors)
 
     def topological_order(self) -> list[int]:
         """Job indices, every job after its predecessors (Kahn, by index)."""
@@ -64,20 +91,13 @@ class Project:
         return order
 
     def heads(self) -> list[int]:
-        """Earliest starts ``es_j = max(rho_j, max_{i in pred(j)} es_i + d_i)``."""
-        es = [0] * self.num_jobs
-        for j in self.topological_order():
-            es[j] = max([self.releases[j]]
-                        + [es[i] + self.durations[i] for i in self.predecessors[j]])
-        return es
+        """Earliest starts (:func:`earliest_starts`)."""
+        return earliest_starts(self.durations, self.releases, self.predecessors,
+                               self.topological_order())
 
     def tails(self) -> list[int]:
-        """Longest chains from a job's start: ``q_j = d_j + max_s q_s``."""
-        succ = self.successors()
-        tail = [0] * self.num_jobs
-        for j in reversed(self.topological_order()):
-            tail[j] = self.durations[j] + max((tail[s] for s in succ[j]), default=0)
-        return tail
+        """Longest chains from a job's start (:func:`chain_tails`)."""
+        return chain_tails(self.durations, self.successors(), self.topological_order())
 
 
 def serial_sgs(project: Project, priority: Sequence[float]) -> list[int]:

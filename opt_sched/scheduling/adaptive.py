@@ -161,16 +161,11 @@ class WorkloadAdaptive(EasyBackfilling):
     ----------
     limit
         The hard limit ``L``; ``None``: the partition's bandwidth ``b_k``.
-    order
-        Queue order, ``"fcfs"`` (default) or ``"sjf"``.
-    rjms_delay
-        Seconds added to every estimate.
     estimates
         ``"history"`` (default: seed 001's estimator) or ``"declared"``
         (``r_j = beta_i``, ``\\hat D_j = e_j``).
-    prior
-        History only: isolated runs that pre-train the estimator
-        (:func:`~opt_sched.scheduling.pretrain.isolated_runs`).
+    order, rjms_delay, prior
+        As :class:`~opt_sched.scheduling.backfilling.ProfileScheduler`.
     """
 
     name = "workload-adaptive"

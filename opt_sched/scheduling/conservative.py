@@ -36,19 +36,13 @@ class ConservativeBackfilling(ProfileScheduler):
     """Conservative backfilling (batsched ``conservative_bf``); see the
     module docstring.
 
-    Parameters
-    ----------
-    order
-        Queue order, ``"fcfs"`` (default) or ``"sjf"``.
-    rjms_delay
-        Seconds added to every estimate (batsched adds 5).
-    bf_depth, bf_interval
-        Slurm's backfilling limits (:mod:`~opt_sched.scheduling.backfill_limits`;
-        default none, as batsched, on a workload of at most
-        :data:`~opt_sched.scheduling.backfill_limits.LARGE_WORKLOAD` jobs,
-        and a depth of
-        :data:`~opt_sched.scheduling.backfill_limits.CONSERVATIVE_DEFAULT_DEPTH`
-        on a larger one; ``bf_depth="all"``: no limit; Slurm: 50 jobs, 30 s).
+    The parameters are those of
+    :class:`~opt_sched.scheduling.backfilling.ProfileScheduler`; without
+    ``bf_depth``, no depth limit (as batsched) on a workload of at most
+    :data:`~opt_sched.scheduling.backfill_limits.LARGE_WORKLOAD` jobs and a
+    depth of
+    :data:`~opt_sched.scheduling.backfill_limits.CONSERVATIVE_DEFAULT_DEPTH`
+    on a larger one (``bf_depth="all"``: no limit).
     """
 
     name = "conservative"

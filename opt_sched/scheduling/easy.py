@@ -46,15 +46,9 @@ __all__ = ["EasyBackfilling"]
 class EasyBackfilling(ProfileScheduler):
     """EASY backfilling (batsched ``easy_bf``); see the module docstring.
 
-    Parameters
-    ----------
-    order
-        Queue order, ``"fcfs"`` (default) or ``"sjf"``.
-    rjms_delay
-        Seconds added to every estimate (batsched adds 5).
-    bf_depth, bf_interval
-        Slurm's backfilling limits (:mod:`~opt_sched.scheduling.backfill_limits`;
-        default none, as batsched; Slurm: 50 jobs, 30 s).
+    The parameters are those of
+    :class:`~opt_sched.scheduling.backfilling.ProfileScheduler`; without
+    ``bf_depth`` or ``bf_interval``, no backfilling limit (as batsched).
     """
 
     name = "easy"

@@ -56,15 +56,10 @@ class HerbeinEasy(EasyBackfilling):
     limit
         ``L`` in bandwidth units; ``None`` (default): the partition's I/O
         bandwidth ``b_k``.
-    order
-        Queue order, ``"fcfs"`` (default) or ``"sjf"``.
-    rjms_delay
-        Seconds added to every estimate.
     estimates
         ``"declared"`` (default) or ``"history"`` (see the module docstring).
-    prior
-        History only: isolated runs that pre-train the estimator
-        (:func:`~opt_sched.scheduling.pretrain.isolated_runs`).
+    order, rjms_delay, prior, bf_depth, bf_interval
+        As :class:`~opt_sched.scheduling.backfilling.ProfileScheduler`.
     """
 
     name = "herbein"

@@ -61,7 +61,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..borrow import borrow
+from ..borrow import borrow_all, borrow_rows
 from .heaps import (
     HSIZE,
     SEQ,
@@ -71,12 +71,14 @@ from .heaps import (
     ev_sift_down,
     schedule,
     touch,
+    untouch,
     w_pop,
     w_push,
 )
 
 __all__ = ["DONE", "HSIZE", "KILLED", "MODE_FIFO", "MODE_STATIC", "MODE_STRETCH",
-           "RUNNING", "TOUCHED", "kill", "new_state", "start", "start_jobs", "step"]
+           "RUNNING", "TOUCHED", "kill", "new_state", "next_event", "start",
+           "start_jobs", "step"]
 
 MODE_STATIC = 0
 MODE_FIFO = 1
@@ -90,13 +92,17 @@ _IO_END = 0
 _COMPUTE_END = 1
 
 # rows of ji
-J_PART, J_CUR, J_STATUS, J_EVP, J_EVKIND, J_HEAP, J_ENDED = range(7)
+JI_ROWS = 7
+J_PART, J_CUR, J_STATUS, J_EVP, J_EVKIND, J_HEAP, J_ENDED = range(JI_ROWS)
 # rows of jf
-F_EVT, F_JSTART, F_WKEY, F_WREQ = range(4)
+JF_ROWS = 4
+F_EVT, F_JSTART, F_WKEY, F_WREQ = range(JF_ROWS)
 # rows of pf
-P_W, P_D, P_KEY, P_DONE, P_CSTART, P_IOSTART = range(6)
+PF_ROWS = 6
+P_W, P_D, P_KEY, P_DONE, P_CSTART, P_IOSTART = range(PF_ROWS)
 # rows of ki
-K_IOJOB, K_WLEN, K_TOUCHED, K_FLAG = range(4)
+KI_ROWS = 4
+K_IOJOB, K_WLEN, K_TOUCHED, K_FLAG = range(KI_ROWS)
 # rows of tables
 T_D, T_KEY, T_DONE = range(3)
 
@@ -107,14 +113,14 @@ def new_state(off: np.ndarray, w: np.ndarray, partitions: int
     owning phases ``off[i]:off[i+1]`` (see the module docstring)."""
     n = len(off) - 1
     cols = max(n, 1)
-    ji = np.zeros((7, cols), np.int64)
+    ji = np.zeros((JI_ROWS, cols), np.int64)
     ji[J_PART] = -1
-    jf = np.zeros((4, cols))
+    jf = np.zeros((JF_ROWS, cols))
     jf[F_JSTART] = np.nan
-    pf = np.zeros((6, len(w)))
+    pf = np.zeros((PF_ROWS, len(w)))
     pf[P_W] = w
     pf[P_CSTART:] = np.nan
-    ki = np.zeros((4, partitions), np.int64)
+    ki = np.zeros((KI_ROWS, partitions), np.int64)
     ki[K_IOJOB] = -1
     wheap = np.empty(max(partitions * n, 1), np.int64)
     meta = np.zeros(3, np.int64)
@@ -141,14 +147,8 @@ def start_jobs(jobs, parts, t, ph_off, ji, jf, pf, meta, tables):
     """Start ``jobs[m]`` on ``parts[m]`` at ``t``: copy the partition's phase
     durations, keys and work-done values (``tables[:, k]``), and schedule
     the first compute end."""
-    jobs = borrow(jobs)
-    parts = borrow(parts)
-    ph_off = borrow(ph_off)
-    ji = borrow(ji)
-    jf = borrow(jf)
-    pf = borrow(pf)
-    meta = borrow(meta)
-    tables = borrow(tables)
+    jobs, parts, ph_off, ji, jf, pf, meta, tables = borrow_all(
+        jobs, parts, ph_off, ji, jf, pf, meta, tables)
     for m in range(jobs.shape[0]):
         j = jobs[m]
         k = parts[m]
@@ -179,6 +179,16 @@ def _w_take_stretch(wheap, base, size, t, cur, d, done, jstart, wreq):
     return best
 
 
+@njit(inline="always")
+def next_event(heap, ev_t, ev_p, status, meta):
+    """The time of the earliest pending event of a running job (``inf``:
+    none), once the stale events (of jobs killed) on top of the heap are
+    dropped."""
+    while meta[HSIZE] > 0 and status[heap[0]] != RUNNING:
+        meta[HSIZE] = ev_remove_root(heap, meta[HSIZE], ev_t, ev_p)
+    return ev_t[heap[0]] if meta[HSIZE] > 0 else np.inf
+
+
 @njit(cache=True)
 def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
     """Advance or settle; returns ``(instant, jobs ended)`` (the jobs in
@@ -191,43 +201,18 @@ def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
     ``t``; if jobs end, return them (choices deferred again), else let the
     touched I/O nodes choose.
     """
-    ph_off = borrow(ph_off)
-    ji = borrow(ji)
-    jf = borrow(jf)
-    pf = borrow(pf)
-    ki = borrow(ki)
-    wheap = borrow(wheap)
-    meta = borrow(meta)
-    part = ji[J_PART]
-    cur = ji[J_CUR]
-    status = ji[J_STATUS]
-    ev_p = ji[J_EVP]
-    ev_kind = ji[J_EVKIND]
-    heap = ji[J_HEAP]
-    ended = ji[J_ENDED]
-    ev_t = jf[F_EVT]
-    jstart = jf[F_JSTART]
-    wkey = jf[F_WKEY]
-    wreq = jf[F_WREQ]
-    w = pf[P_W]
-    d = pf[P_D]
-    key = pf[P_KEY]
-    done = pf[P_DONE]
-    cstart = pf[P_CSTART]
-    iostart = pf[P_IOSTART]
-    io_job = ki[K_IOJOB]
-    wlen = ki[K_WLEN]
-    touched = ki[K_TOUCHED]
-    flag = ki[K_FLAG]
+    ph_off, wheap, meta = borrow_all(ph_off, wheap, meta)
+    part, cur, status, ev_p, ev_kind, heap, ended = borrow_rows(ji, JI_ROWS)
+    ev_t, jstart, wkey, wreq = borrow_rows(jf, JF_ROWS)
+    w, d, key, done, cstart, iostart = borrow_rows(pf, PF_ROWS)
+    io_job, wlen, touched, flag = borrow_rows(ki, KI_ROWS)
     until = t
     find_next = not settle
     while True:
         if find_next:
-            while meta[HSIZE] > 0 and status[heap[0]] != RUNNING:
-                meta[HSIZE] = ev_remove_root(heap, meta[HSIZE], ev_t, ev_p)
-            if meta[HSIZE] == 0 or ev_t[heap[0]] > until:
+            t = next_event(heap, ev_t, ev_p, status, meta)
+            if t > until:
                 return until, 0
-            t = ev_t[heap[0]]
         find_next = True
 
         # -- every pending event at t -------------------------------------
@@ -283,9 +268,7 @@ def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
 
         # -- end of instant t: every touched free I/O node picks a phase ------
         while meta[TOUCHED] > 0:
-            meta[TOUCHED] -= 1
-            k = touched[meta[TOUCHED]]
-            flag[k] = False
+            k = untouch(touched, flag, meta)
             size = wlen[k]
             if io_job[k] >= 0 or size == 0:
                 continue
@@ -308,14 +291,9 @@ def step(t, settle, n, mode, ph_off, ji, jf, pf, ki, wheap, meta):
 def kill(j, n, mode, ji, jf, ki, wheap, meta):
     """Stop running job ``j``: its pending event goes stale, it leaves the
     waiting heap of its I/O node, and a node it was using frees now."""
-    ji = borrow(ji)
-    jf = borrow(jf)
-    ki = borrow(ki)
-    wheap = borrow(wheap)
-    meta = borrow(meta)
+    ji, jf, wheap, meta = borrow_all(ji, jf, wheap, meta)
+    io_job, wlen, touched, flag = borrow_rows(ki, KI_ROWS)
     status = ji[J_STATUS]
-    io_job = ki[K_IOJOB]
-    wlen = ki[K_WLEN]
     wkey = jf[F_WKEY]
     wreq = jf[F_WREQ]
     if status[j] != RUNNING:
@@ -325,7 +303,7 @@ def kill(j, n, mode, ji, jf, ki, wheap, meta):
     if io_job[k] == j:
         io_job[k] = -1
         if wlen[k] > 0:
-            touch(k, ki[K_TOUCHED], ki[K_FLAG], meta)
+            touch(k, touched, flag, meta)
         return
     base = k * n
     size = wlen[k]

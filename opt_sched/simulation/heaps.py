@@ -170,3 +170,14 @@ def touch(k, touched, flag, meta):
         flag[k] = True
         touched[meta[TOUCHED]] = k
         meta[TOUCHED] += 1
+
+
+@njit(inline="always")
+def untouch(touched, flag, meta):
+    """Take the I/O node listed last by :func:`touch` off the list (there is
+    one: ``meta[TOUCHED] > 0``) and return it; the end of an instant serves
+    the touched nodes last touched first."""
+    meta[TOUCHED] -= 1
+    k = touched[meta[TOUCHED]]
+    flag[k] = False
+    return k

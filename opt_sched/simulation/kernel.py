@@ -42,7 +42,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..borrow import borrow
+from ..borrow import borrow_all
 from . import events as ev
 from .events import MODE_FIFO, MODE_STATIC, MODE_STRETCH
 
@@ -84,13 +84,8 @@ def run(job_part, job_nodes, job_earliest, job_gate, capacity, q_off, q_jobs,
         A fresh :func:`.events.new_state`, ``pf`` holding each phase's
         ``d``, ``key`` and ``done`` for its job's partition.
     """
-    ph_off = borrow(ph_off)
-    ji = borrow(ji)
-    jf = borrow(jf)
-    pf = borrow(pf)
-    ki = borrow(ki)
-    wheap = borrow(wheap)
-    meta = borrow(meta)
+    ph_off, ji, jf, pf, ki, wheap, meta = borrow_all(ph_off, ji, jf, pf, ki, wheap,
+                                                     meta)
     n = job_part.shape[0]
     R = capacity.shape[0]
     n_res = res_cap.shape[0]

@@ -25,7 +25,7 @@ from ..instance import Instance
 from ..schedule import Packs
 from .program import Program, from_packs, from_starts
 
-__all__ = ["OnePackPlan", "PackPlan", "Plan", "StartsPlan"]
+__all__ = ["OnePackPlan", "PackPlan", "Plan", "StartsPlan", "check_ids"]
 
 
 class Plan(Protocol):
@@ -66,8 +66,15 @@ def _check_partition(instance: Instance, job_id: str, k: object, where: str) -> 
     return k
 
 
-def _check_ids(instance: Instance, ids: Sequence[str], what: str) -> None:
-    """Every id known, and every job of the instance present exactly once."""
+def check_ids(instance: Instance, ids: Sequence[str], what: str) -> None:
+    """Every id known, and every job of the instance present exactly once.
+
+    Raises
+    ------
+    PlanError
+        ``{what}: job 'x' is not in the instance``, ``appears twice`` or ``is
+        missing`` (the first missing one, and how many more).
+    """
     seen: set[str] = set()
     for job_id in ids:
         if job_id not in instance.index:
@@ -76,9 +83,10 @@ def _check_ids(instance: Instance, ids: Sequence[str], what: str) -> None:
         if job_id in seen:
             raise PlanError(f"{what}: job {job_id!r} appears twice")
         seen.add(job_id)
-    for job in instance.jobs:
-        if job.id not in seen:
-            raise PlanError(f"{what}: job {job.id!r} is missing")
+    missing = [job.id for job in instance.jobs if job.id not in seen]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise PlanError(f"{what}: job {missing[0]!r} is missing{more}")
 
 
 @dataclass(frozen=True)
@@ -146,7 +154,7 @@ class PackPlan:
             k = len(self.packs) - 1
             raise PlanError(f"PackPlan: partition={k} does not exist "
                             f"(platform has {count})")
-        _check_ids(instance, [i for part in self.packs for pack in part for i in pack],
+        check_ids(instance, [i for part in self.packs for pack in part for i in pack],
                    "PackPlan")
         for k, part in enumerate(self.packs):
             size = instance.platform.partitions[k].nodes
@@ -192,7 +200,7 @@ class StartsPlan:
         if not isinstance(self.start, Mapping):
             raise PlanError(f"StartsPlan: start={self.start!r} is not a mapping id -> "
                             f"time")
-        _check_ids(instance, list(self.start), "StartsPlan start")
+        check_ids(instance, list(self.start), "StartsPlan start")
         starts = []
         for job in instance.jobs:
             value = self.start[job.id]
@@ -208,7 +216,7 @@ class StartsPlan:
             if not isinstance(self.partition, Mapping):
                 raise PlanError(f"StartsPlan: partition={self.partition!r} is not a "
                                 f"mapping id -> partition")
-            _check_ids(instance, list(self.partition), "StartsPlan partition")
+            check_ids(instance, list(self.partition), "StartsPlan partition")
             parts = [self.partition[job.id] for job in instance.jobs]
         parts = [_check_partition(instance, job.id, k, f"StartsPlan: job {job.id!r}")
                  for job, k in zip(instance.jobs, parts)]

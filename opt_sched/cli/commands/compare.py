@@ -15,7 +15,7 @@ from ..arguments import (
 )
 from ..exit_codes import EXIT_OK
 from ..output import show_rows
-from ..rows import RowFile
+from ..rows import collect_rows
 
 NAME = "compare"
 HELP = "every heuristic x every I/O policy, validated"
@@ -41,17 +41,9 @@ def run(args: argparse.Namespace) -> int:
 
     spec = execution_spec(args)
     instance = read_instance(args.instance)
-    with RowFile(args.out) as rows:
-        try:
-            table = compare(instance, io_nodes=args.io_nodes, execution=spec,
-                            methods=args.methods)
-        except KeyboardInterrupt:
-            if rows.path is None and rows.rows and not args.json:
-                show_rows(rows.rows, args, title="finished before the interruption")
-            raise
-        records = table.to_dict(orient="records")
-        if args.out:
-            rows.replace(records)
+    table, records = collect_rows(
+        args, lambda rows: compare(instance, io_nodes=args.io_nodes, execution=spec,
+                                   methods=args.methods))
     for heuristic, reason in table.attrs.get("skipped", ()):
         print(f"skipped {heuristic}: {reason}", file=sys.stderr)
     notes = {r.get("bound_note") for r in records} - {None}

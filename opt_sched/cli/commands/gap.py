@@ -21,7 +21,7 @@ from ..arguments import (
 )
 from ..exit_codes import EXIT_OK
 from ..output import show_rows
-from ..rows import RowFile
+from ..rows import collect_rows
 
 NAME = "gap"
 HELP = "heuristics vs proven bounds on many instances"
@@ -66,24 +66,14 @@ def run(args: argparse.Namespace) -> int:
     from ...experiments.gap import gap_table
 
     spec = execution_spec(args)  # only bounds proven under it are used
-    with RowFile(args.out) as rows:
-        # gap_table checks every input first, then hands over each finished
-        # row as it goes; the RowFile rewrites --out atomically: Ctrl-C
-        # loses none
-        try:
-            table = gap_table(args.instances, methods=args.methods,
-                              time_limit=args.time_limit, solver=args.solver,
-                              objective=args.objective, seed=args.seed,
-                              num_workers=args.workers, progress=not args.quiet,
-                              on_row=rows.add, workers=args.processes,
-                              execution=spec)
-        except KeyboardInterrupt:
-            if rows.path is None and rows.rows and not args.json:
-                show_rows(rows.rows, args, title="finished before the interruption")
-            raise
-        records = table.to_dict(orient="records")
-        if args.out:
-            rows.replace(records)
+    # gap_table checks every input first, then hands over each finished row
+    # as it goes; the row file rewrites --out atomically: Ctrl-C loses none
+    _, records = collect_rows(
+        args, lambda rows: gap_table(
+            args.instances, methods=args.methods, time_limit=args.time_limit,
+            solver=args.solver, objective=args.objective, seed=args.seed,
+            num_workers=args.workers, progress=not args.quiet, on_row=rows.add,
+            workers=args.processes, execution=spec))
     show_rows(records, args)
     if args.out and not args.json:
         print(f"written to {args.out}")

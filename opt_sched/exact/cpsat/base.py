@@ -41,6 +41,7 @@ from .flow import flow_continuous_bound, flow_horizon, flow_model_value, flow_ob
 from .probing import BoundSearch
 from .search import Search, minimise
 from .settings import ScheduleCpsatSettings, make_solver
+from .stretch import stretch_bound, stretch_objective
 
 __all__ = ["CpsatModel", "default_portfolio"]
 
@@ -354,15 +355,7 @@ class CpsatModel:
                 model.add(self.obj >= self.completion[i])
         else:
             low = max(self.scale, math.ceil(self.scale * self.continuous_lower - 1e-6))
-            high = self.upper if self.upper is not None else \
-                self.scale * max(1, self.horizon)
-            low = min(low, high)
-            self.obj_low = low
-            self.obj = model.new_int_var(low, high, "rho")
-            for i in range(self.n):
-                if data.length_ticks[i] > 0:
-                    model.add(self.scale * (self.completion[i] - self.start[i])
-                              <= self.obj * data.length_ticks[i])
+            stretch_objective(self, low, self.start, "rho")
         model.minimize(self.obj)
 
     def continuous_bound(self, bound: int) -> float:
@@ -374,11 +367,7 @@ class CpsatModel:
             return flow_continuous_bound(self, bound)
         if self.objective_name == "makespan":
             return bound * tick - self.error_makespan()
-        error = self.error_span()
-        rho = (bound - 1) / self.scale
-        values = [(rho * data.length_ticks[i] * tick - error) / data.length[i]
-                  for i in range(self.n) if data.length[i] > 0]
-        return max(1.0, min(values, default=1.0))
+        return stretch_bound(self, bound, self.error_span())
 
     # -- solve ---
     def export(self, path: str) -> None:

@@ -78,19 +78,20 @@ class TimeGrid:
     def up(self, x: float) -> int:
         """``ceil(x / tick)``, with ``x`` within rounding noise of a multiple of
         the tick counted as that multiple."""
-        ratio = x / self.tick
-        near = round(ratio)
-        if abs(ratio - near) <= _CLOSE * max(1.0, abs(ratio)):
-            return int(near)
-        return math.ceil(ratio)
+        return self._ticks(x, math.ceil)
 
     def down(self, x: float) -> int:
         """``floor(x / tick)`` with the same tolerance as :meth:`up`."""
+        return self._ticks(x, math.floor)
+
+    def _ticks(self, x: float, rounding: Callable[[float], int]) -> int:
+        """``rounding(x / tick)``, or the nearest whole number of ticks if
+        ``x / tick`` is within :data:`_CLOSE` (relative) of it."""
         ratio = x / self.tick
         near = round(ratio)
         if abs(ratio - near) <= _CLOSE * max(1.0, abs(ratio)):
             return int(near)
-        return math.floor(ratio)
+        return rounding(ratio)
 
     def error(self, x: float) -> float:
         """``up(x) * tick - x >= 0``: what rounding ``x`` up adds."""

@@ -22,6 +22,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .stretch import stretch_bound, stretch_objective
+
 __all__ = ["flow_continuous_bound", "flow_horizon", "flow_model_value",
            "flow_objective"]
 
@@ -80,15 +82,7 @@ def flow_objective(model: Any, low: int | None = None) -> None:
         model.obj = cp.new_int_var(low, high, "sum_completions")
         cp.add(model.obj == sum(model.completion))
         return
-    high = model.upper if model.upper is not None else \
-        model.scale * max(1, model.horizon)
-    low = min(low, high)
-    model.obj_low = low
-    model.obj = cp.new_int_var(low, high, "rho_flow")
-    for i in range(model.n):
-        if data.length_ticks[i] > 0:
-            cp.add(model.scale * (model.completion[i] - data.release[i])
-                   <= model.obj * data.length_ticks[i])
+    stretch_objective(model, low, data.release, "rho_flow")
 
 
 def flow_continuous_bound(model: Any, bound: int) -> float:
@@ -100,7 +94,4 @@ def flow_continuous_bound(model: Any, bound: int) -> float:
     releases = math.fsum(job.release for job in data.instance.jobs)
     if model.objective_name == "mean-flow-time":
         return (bound * tick - model.n * error - releases) / model.n
-    rho = (bound - 1) / model.scale
-    values = [(rho * data.length_ticks[i] * tick - error) / data.length[i]
-              for i in range(model.n) if data.length[i] > 0]
-    return max(1.0, min(values, default=1.0))
+    return stretch_bound(model, bound, error)

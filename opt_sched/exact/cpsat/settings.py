@@ -34,6 +34,7 @@ __all__ = [
     "check_param_names",
     "check_policy",
     "check_resource_precision",
+    "check_run_options",
     "export_suffix",
     "make_solver",
 ]
@@ -55,6 +56,25 @@ def _share(name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not 0 <= value <= 1:
         raise OptionError(f"{name}={value!r} must be a share in [0, 1]")
+
+
+def check_run_options(time_limit: object, seed: object, num_workers: object) -> None:
+    """The options of every CP-SAT backend's run: ``time_limit`` in seconds
+    ``> 0``, ``seed`` an integer, ``num_workers`` an integer ``>= 1``.
+
+    Raises
+    ------
+    OptionError
+        The first bad one (one line naming it and its value).
+    """
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
+            or not time_limit > 0:
+        raise OptionError(f"time_limit={time_limit!r} must be > 0")
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int) \
+            or num_workers < 1:
+        raise OptionError(f"num_workers={num_workers!r} must be an integer >= 1")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise OptionError(f"seed={seed!r} must be an integer")
 
 
 def export_suffix(path: object) -> str:
@@ -112,16 +132,7 @@ class CpsatSettings:
     probe_subsolvers: Sequence[str] = ("no_lp",)
 
     def __post_init__(self) -> None:
-        if isinstance(self.time_limit, bool) \
-                or not isinstance(self.time_limit, (int, float)) \
-                or not self.time_limit > 0:
-            raise OptionError(f"time_limit={self.time_limit!r} must be > 0")
-        if isinstance(self.num_workers, bool) or not isinstance(self.num_workers, int) \
-                or self.num_workers < 1:
-            raise OptionError(f"num_workers={self.num_workers!r} must be an integer "
-                              ">= 1")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise OptionError(f"seed={self.seed!r} must be an integer")
+        check_run_options(self.time_limit, self.seed, self.num_workers)
         if self.resolution is not None and (
                 isinstance(self.resolution, bool)
                 or not isinstance(self.resolution, (int, float))

@@ -26,13 +26,14 @@ from ..cpsat.common import (
     retime,
     structure_from_schedule,
 )
+from ..cpsat.driver import build_and_solve, prepare
 from ..cpsat.settings import HpcIoCpsatSettings
-from ..deadline import Deadline, OutOfTimeError, Stopwatch
+from ..deadline import Deadline, Stopwatch
 from ..result import Outcome
-from ..warm import prepare as warm_prepare
-from ..warm import stopped_outcome, warm_schedules
+from ..warm import warm_schedules
 
-__all__ = ["OBJECTIVES", "OPTIONS", "HpcIoCpsat", "run", "warm_structures"]
+__all__ = ["OBJECTIVES", "OPTIONS", "HpcIoCpsat", "prepare", "run", "solve_mapping",
+           "warm_structures"]
 
 OPTIONS = HpcIoCpsatSettings
 """The options record of this model (:mod:`opt_sched.exact.registry`)."""
@@ -263,22 +264,24 @@ def run(instance: Instance, objective: str, options: HpcIoCpsatSettings, *,
     clock = Stopwatch()
     schedules = warm_schedules(instance, "hpc-io", deadline=deadline) \
         if options.warm else []
-    try:
+    return solve_mapping(HpcIoCpsat, instance, objective, options, schedules,
+                         lower_bound=lower_bound, deadline=deadline, clock=clock,
+                         packs=False)
+
+
+def solve_mapping(model: type[CpsatModel], instance: Instance, objective: str,
+                  options: Any, schedules: Sequence[tuple[str, Any]], *,
+                  lower_bound: float | None, deadline: Deadline, clock: Stopwatch,
+                  packs: bool = True) -> Outcome:
+    """Build and solve ``model``, one of the models that choose partitions
+    (HPC-IO, packs): its data from :func:`mapping_data`, its warm starts
+    from :func:`warm_structures` (see :func:`build_and_solve`)."""
+    def build() -> CpsatModel:
         data = mapping_data(instance, objective, options.resolution, deadline)
-        structures = warm_structures(instance, data, schedules, deadline)
-        model = HpcIoCpsat(data, objective, options, lower_bound=lower_bound or 0.0,
-                           warm=structures, deadline=deadline)
-        if options.export:
-            model.export(options.export)
-    except OutOfTimeError as exc:
-        return stopped_outcome(instance, schedules, objective, str(exc), packs=False)
-    build_time = clock()
-    outcome = model.solve(deadline)
-    outcome.info["build_time"] = build_time
-    return outcome
+        return model(data, objective, options, lower_bound=lower_bound or 0.0,
+                     warm=warm_structures(instance, data, schedules, deadline),
+                     deadline=deadline)
 
-
-def prepare(options: object) -> None:
-    """One-time set-up before the time limit runs: the simulator's kernel
-    (warm starts)."""
-    warm_prepare()
+    return build_and_solve(build, instance=instance, objective=objective,
+                           schedules=schedules, export=options.export,
+                           deadline=deadline, clock=clock, packs=packs)

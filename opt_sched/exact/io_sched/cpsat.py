@@ -18,14 +18,14 @@ from ...objectives import BATCH_OBJECTIVES as OBJECTIVE_NAMES
 from ...operations import one_pack_partitions, pack_starts
 from ..cpsat.base import CpsatModel
 from ..cpsat.common import ModelData, Retimed, Structure, structure_from_schedule
+from ..cpsat.driver import build_and_solve, prepare
 from ..cpsat.settings import ScheduleCpsatSettings
-from ..deadline import Deadline, OutOfTimeError, Stopwatch
+from ..deadline import Deadline, Stopwatch
 from ..result import Outcome
-from ..warm import prepare as warm_prepare
-from ..warm import stopped_outcome, warm_schedules
+from ..warm import warm_schedules
 
-__all__ = ["OBJECTIVES", "OPTIONS", "IoSchedCpsat", "io_sched_data", "round_robin",
-           "run"]
+__all__ = ["OBJECTIVES", "OPTIONS", "IoSchedCpsat", "io_sched_data", "prepare",
+           "round_robin", "run"]
 
 OPTIONS = ScheduleCpsatSettings
 """The options record of this model (:mod:`opt_sched.exact.registry`)."""
@@ -181,27 +181,18 @@ def run(instance: Instance, objective: str, options: ScheduleCpsatSettings, *,
     clock = Stopwatch()
     schedules = warm_schedules(instance, "io-sched", deadline=deadline) \
         if options.warm else []
-    try:
+
+    def build() -> IoSchedCpsat:
         data = io_sched_data(instance, options.resolution, deadline)
         structures = [round_robin(data)]
         for _, schedule in schedules:
             deadline.check("the warm starts")
             structures.append(structure_from_schedule(instance, data.phases,
                                                       schedule))
-        model = IoSchedCpsat(data, objective, options,
-                             lower_bound=lower_bound or 0.0, warm=structures,
-                             deadline=deadline)
-        if options.export:
-            model.export(options.export)
-    except OutOfTimeError as exc:
-        return stopped_outcome(instance, schedules, objective, str(exc))
-    build_time = clock()
-    outcome = model.solve(deadline)
-    outcome.info["build_time"] = build_time
-    return outcome
+        return IoSchedCpsat(data, objective, options,
+                            lower_bound=lower_bound or 0.0, warm=structures,
+                            deadline=deadline)
 
-
-def prepare(options: object) -> None:
-    """One-time set-up before the time limit runs: the simulator's kernel
-    (warm starts)."""
-    warm_prepare()
+    return build_and_solve(build, instance=instance, objective=objective,
+                           schedules=schedules, export=options.export,
+                           deadline=deadline, clock=clock)

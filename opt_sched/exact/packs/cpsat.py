@@ -19,15 +19,15 @@ from typing import Any
 from ...instance import Instance
 from ...objectives import BATCH_OBJECTIVES as OBJECTIVE_NAMES
 from ..cpsat.base import CpsatModel
-from ..cpsat.common import ModelData, Retimed, Structure, mapping_data
+from ..cpsat.common import ModelData, Retimed, Structure
+from ..cpsat.driver import prepare
 from ..cpsat.settings import PacksCpsatSettings
-from ..deadline import Deadline, OutOfTimeError, Stopwatch
-from ..hpc_io.cpsat import warm_structures
+from ..deadline import Deadline, Stopwatch
+from ..hpc_io.cpsat import solve_mapping
 from ..result import Outcome
-from ..warm import prepare as warm_prepare
-from ..warm import stopped_outcome, warm_schedules
+from ..warm import warm_schedules
 
-__all__ = ["OBJECTIVES", "OPTIONS", "PacksCpsat", "run"]
+__all__ = ["OBJECTIVES", "OPTIONS", "PacksCpsat", "prepare", "run"]
 
 OPTIONS = PacksCpsatSettings
 """The options record of this model (:mod:`opt_sched.exact.registry`)."""
@@ -315,22 +315,5 @@ def run(instance: Instance, objective: str, options: PacksCpsatSettings, *,
     if options.max_packs is not None:  # the slots the model offers
         schedules = [(label, s) for label, s in schedules if s.packs is not None
                      and all(len(row) <= options.max_packs for row in s.packs)]
-    try:
-        data = mapping_data(instance, objective, options.resolution, deadline)
-        structures = warm_structures(instance, data, schedules, deadline)
-        model = PacksCpsat(data, objective, options, lower_bound=lower_bound or 0.0,
-                           warm=structures, deadline=deadline)
-        if options.export:
-            model.export(options.export)
-    except OutOfTimeError as exc:
-        return stopped_outcome(instance, schedules, objective, str(exc))
-    build_time = clock()
-    outcome = model.solve(deadline)
-    outcome.info["build_time"] = build_time
-    return outcome
-
-
-def prepare(options: object) -> None:
-    """One-time set-up before the time limit runs: the simulator's kernel
-    (warm starts)."""
-    warm_prepare()
+    return solve_mapping(PacksCpsat, instance, objective, options, schedules,
+                         lower_bound=lower_bound, deadline=deadline, clock=clock)

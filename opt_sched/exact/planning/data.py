@@ -49,7 +49,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import OptionError
-from ...heuristics.serial_sgs import Project, best_serial_schedule
+from ...heuristics.serial_sgs import (
+    Project,
+    best_serial_schedule,
+    chain_tails,
+    earliest_starts,
+    successor_lists,
+)
 from ...instance import Instance
 
 __all__ = [
@@ -254,29 +260,19 @@ class TickData:
         return self.exact_time and self.exact_resources
 
     def successors(self) -> list[list[int]]:
-        succ: list[list[int]] = [[] for _ in range(self.num_jobs)]
-        for j, preds in enumerate(self.predecessors):
-            for i in preds:
-                succ[i].append(j)
-        return succ
+        return successor_lists(self.predecessors)
 
     def heads(self) -> list[int]:
-        """Earliest starts ``es_j = max(rho_j, max_{i in pred(j)} es_i + d_i)``."""
-        order = self.data.instance.topological_order()
-        es = [0] * self.num_jobs
-        for j in order:
-            es[j] = max([self.releases[j]]
-                        + [es[i] + self.durations[i] for i in self.predecessors[j]])
-        return es
+        """Earliest starts in ticks
+        (:func:`~opt_sched.heuristics.serial_sgs.earliest_starts`)."""
+        return earliest_starts(self.durations, self.releases, self.predecessors,
+                               self.data.instance.topological_order())
 
     def tails(self) -> list[int]:
-        """Longest chains after a job's start: ``q_j = d_j + max_{s} q_s``."""
-        order = self.data.instance.topological_order()
-        succ = self.successors()
-        tail = [0] * self.num_jobs
-        for j in reversed(order):
-            tail[j] = self.durations[j] + max((tail[s] for s in succ[j]), default=0)
-        return tail
+        """Longest chains after a job's start, in ticks
+        (:func:`~opt_sched.heuristics.serial_sgs.chain_tails`)."""
+        return chain_tails(self.durations, self.successors(),
+                           self.data.instance.topological_order())
 
     def resource_bound(self) -> int:
         """``max_r ceil(sum_i u'_ir d_i / C'_r)`` and the critical path, in ticks."""

@@ -67,6 +67,7 @@ __all__ = [
     "derive_tables",
     "plot_all",
     "predicted_makespan",
+    "raw_frames",
     "run_campaign",
     "stderr_progress",
     "synthetic_task",
@@ -242,6 +243,13 @@ def run_campaign(campaign: Campaign = QUICK, *, workers: int | None = None,
     synthetic = [row for rows in grouped.get("synthetic", []) for row in rows]
     tucan = [row for rows, _ in grouped.get("tucan", []) for row in rows]
     apps = [row for _, rows in grouped.get("tucan", []) for row in rows]
+    return raw_frames(synthetic, tucan, apps)
+
+
+def raw_frames(synthetic: list[dict], tucan: list[dict], apps: list[dict]
+               ) -> dict[str, pd.DataFrame]:
+    """The raw tables of a run from their rows: ``synthetic``, ``tucan``
+    (sorted by batch, then policy) and ``tucan_apps``."""
     return {
         "synthetic": pd.DataFrame(synthetic),
         "tucan": pd.DataFrame(tucan).sort_values(["batch", "policy"],

@@ -46,6 +46,7 @@ def raw_tables(spec: Any, rows: Mapping[str, Mapping[str, Any]]
     """``synthetic``, ``tucan`` and ``tucan_apps`` as ``run_campaign`` makes
     them (see the module docstring)."""
     from opt_sched.simulation import POLICY_NAMES
+    from opt_sched.studies.ics2020.experiment import raw_frames
 
     synthetic, tucan = [], []
     for task in spec.tasks:
@@ -81,13 +82,7 @@ def raw_tables(spec: Any, rows: Mapping[str, Mapping[str, Any]]
                 app_rows.append({"batch": batch, "policy": policy,
                                  "app": key.removeprefix("stretch:"),
                                  "stretch": stretch})
-    return {
-        "synthetic": pd.DataFrame(syn_rows),
-        "tucan": pd.DataFrame(tucan_rows).sort_values(["batch", "policy"],
-                                                      ignore_index=True)
-        if tucan_rows else pd.DataFrame(),
-        "tucan_apps": pd.DataFrame(app_rows),
-    }
+    return raw_frames(syn_rows, tucan_rows, app_rows)
 
 
 def write_report(spec: Any, rows: Mapping[str, Mapping[str, Any]], out: Path

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ....errors import OptionError
 from ....instance import Instance
 from ....objectives import BATCH_OBJECTIVES
+from ...cpsat.settings import check_run_options
 from ...deadline import Deadline
 from ...result import Outcome, SolveStatus
 
@@ -37,11 +38,7 @@ class LnsSettings:
     window_seconds: float = 2.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.time_limit, bool) or not isinstance(
-                self.time_limit, (int, float)) or not self.time_limit > 0:
-            raise OptionError(f"time_limit={self.time_limit!r} must be > 0")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise OptionError(f"seed={self.seed!r} must be an integer")
+        check_run_options(self.time_limit, self.seed, self.num_workers)
         if not isinstance(self.cyclic, bool):
             raise OptionError(f"cyclic={self.cyclic!r} must be a bool")
         if isinstance(self.cyclic_share, bool) or not isinstance(

@@ -61,6 +61,7 @@ from typing import Any
 from ....errors import OptionError
 from ....instance import Instance
 from ....objectives import BATCH_OBJECTIVES
+from ...cpsat.settings import check_run_options
 from ...deadline import Deadline, OutOfTimeError, Stopwatch
 from ...progress import report
 from ...result import Outcome, SolveStatus
@@ -140,11 +141,7 @@ class PortfolioSettings:
     lns: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.time_limit, bool) or not isinstance(
-                self.time_limit, (int, float)) or not self.time_limit > 0:
-            raise OptionError(f"time_limit={self.time_limit!r} must be > 0")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise OptionError(f"seed={self.seed!r} must be an integer")
+        check_run_options(self.time_limit, self.seed, self.num_workers)
         for name in ("cyclic", "lns", "anneal"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionError(f"{name}={getattr(self, name)!r} must be a bool")
@@ -156,10 +153,6 @@ class PortfolioSettings:
                 self.cpsat_max_ops, int) or self.cpsat_max_ops < 0:
             raise OptionError(f"cpsat_max_ops={self.cpsat_max_ops!r} must be an "
                               "integer >= 0")
-        if isinstance(self.num_workers, bool) or not isinstance(
-                self.num_workers, int) or self.num_workers < 1:
-            raise OptionError(f"num_workers={self.num_workers!r} must be an "
-                              "integer >= 1")
 
 
 OPTIONS = PortfolioSettings
