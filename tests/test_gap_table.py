@@ -109,6 +109,13 @@ def test_rows_are_written_and_ordered_and_workers_agree(tmp_path):
     assert (firsts == "cpsat").all()
     by_name = pooled.set_index(["instance", "method"]).loc[
         list(zip(serial["instance"], serial["method"]))].reset_index()
+    # seen twice under a load of 6+ (this session): the pooled exact row of
+    # an HPC-IO instance at its warm start's value; say how it ended
+    differ = by_name["value"].to_numpy() != serial["value"].to_numpy()
+    shown = ["value", "exact_status", "seconds"]
+    assert not differ.any(), pd.concat(
+        [serial.loc[differ, ["instance", "method", *shown]],
+         by_name.loc[differ, shown].add_prefix("pooled_")], axis=1).to_string()
     pd.testing.assert_frame_equal(_strip(by_name)[list(COLUMNS[:-1])],
                                   _strip(serial)[list(COLUMNS[:-1])])
     for name, table in (("serial.csv", serial), ("pooled.csv", pooled)):
