@@ -18,13 +18,22 @@ Each job gets completion intervals ``[P_ik, U_ik]`` (``P_i0 = ect_i``,
     \sum_{i,k} Q_i\, ov_{ik}(s,t)\, x_{ik} \le F(t) - F(s), \qquad
     \sum_{i,k} io_{ik}(s,t)\, x_{ik} \le G(t) - G(s),
 
-with ``ov_ik(s,t)`` the least overlap of ``[C - T_i, C]`` with ``[s, t]``
-over ``C`` in the interval (the overlap is unimodal in ``C``: the least is
+and, for any set ``E`` of jobs, the count row
+
+.. math::
+
+    \sum_{i \in E,k} ov_{ik}(s,t)\, x_{ik} \le \int_s^t m_E(f(\tau))\, d\tau,
+
+``m_E(f)`` the most jobs of ``E`` that fit on ``f`` free nodes together
+(the smallest first), ``f`` the nodes free of the holds; with
+``ov_ik(s,t)`` the least overlap of ``[C - T_i, C]`` with ``[s, t]`` over
+``C`` in the interval (the overlap is unimodal in ``C``: the least is
 at an end; 0 for the last interval) and ``io_ik(s,t) = (io_i - (s -
 h_i)^+ - (U_ik - a_i - t)^+)^+`` (0 for the last interval). Every feasible
 schedule satisfies them with its own ``x`` (the job holds its nodes on
 ``[S_i, C_i] \supseteq [C_i - T_i, C_i]``; its I/O lies in ``[h_i, C_i -
-a_i]``, one phase at a time on the node), and ``sum_i C_i >= sum_{i,k}
+a_i]``, one phase at a time on the node; at any instant the jobs of ``E``
+running fit on the free nodes), and ``sum_i C_i >= sum_{i,k}
 P_ik x_ik``. So the minimum of that integer program is a lower bound, and
 for any multipliers ``lambda >= 0`` of the rows (weak duality, the
 convexity rows ``sum_k x_ik = 1`` kept):
@@ -56,6 +65,7 @@ import tempfile
 import time
 
 import numpy as np
+from numba import njit
 
 from .bounds_flow import _jobs
 from .instance import Instance
@@ -67,10 +77,21 @@ HOLDS_UNDER: dict[str, frozenset[str]] = {"interval-lp": frozenset({"exclusive"}
 """The I/O rows need one phase at a time and the reserved busy intervals at
 full bandwidth (the exclusive rule); the node rows hold under any model."""
 
-_INTERVALS = 32
+_INTERVALS = 64
 """Completion intervals per job."""
 _GRID = 120
 """Uniform grid times (besides every ``est_i``, ``ect_i`` and hold end)."""
+_ROUND = 200
+"""Most violated rows added per round of row generation."""
+_SETS_AGAIN = 0
+"""Count-row sets of earlier rounds whose spans are separated again."""
+_SPAN_SETS = 8
+"""Count-row sets of a round (the most violated) separated over every span."""
+_PER_SET = 10
+"""Most violated spans added per count-row set and round."""
+_KEEP = 1000
+"""Past this many rows, the rows with no dual and some slack are deleted
+after each solve (HiGHS's re-solves slow down with the rows)."""
 _GRACE = 15.0
 """Seconds the LP subprocess may overrun its limit (start-up)."""
 
@@ -108,48 +129,203 @@ def _io_coef(s: float, t: np.ndarray, up: np.ndarray, io: np.ndarray,
     return np.where(np.isfinite(up)[None], out, 0.0)
 
 
-def _coefs(data: dict[str, np.ndarray], kind: int, s: float, t: np.ndarray
-           ) -> np.ndarray:
+def _coefs(data: dict[str, np.ndarray], kind: int, s: float, t: np.ndarray,
+           members: np.ndarray | None = None) -> np.ndarray:
+    """The coefficients ``a_r,ik`` of the rows ``(kind, s, t)`` for every
+    ``t`` (shape ``(len(t), n, K)``): nodes (0), I/O (1), or a count row
+    (2) of the jobs ``members`` (a 0/1 vector): ``ov_ik(s, t)`` for them."""
     if kind == 0:
         return _node_coef(s, t, data["lo"], data["up"], data["length"],
                           data["nodes"])
+    if kind == 2:
+        return _node_coef(s, t, data["lo"], data["up"], data["length"],
+                          np.asarray(members, float))
     return _io_coef(s, t, data["up"], data["io"], data["head"], data["tail"])
 
 
-def _rhs(data: dict[str, np.ndarray], kind: int, si: int, ti: np.ndarray
-         ) -> np.ndarray:
+def most_running(nodes: np.ndarray, members: np.ndarray, free: float) -> int:
+    """``m_E(f)``: the most jobs of ``E`` (``members``, 0/1) that can run at
+    once on ``free`` nodes -- the largest ``m`` whose ``m`` smallest ``Q_i``
+    in ``E`` sum to at most ``free`` (smallest first is optimal for a
+    count)."""
+    need = np.sort(nodes[np.asarray(members) > 0])
+    return int(np.searchsorted(np.cumsum(need), free + 1e-9, side="right"))
+
+
+def _free_before(data: dict[str, np.ndarray]) -> np.ndarray:
+    """For each elementary interval ``[g_a, g_a+1)`` of the grid, the free
+    nodes just before ``g_a+1``: the most free on it (``f`` non-decreasing)."""
+    return data["node_rate"][np.searchsorted(data["node_starts"], data["grid"][1:],
+                                             side="left") - 1]
+
+
+def _count_capacity(data: dict[str, np.ndarray], members: np.ndarray) -> np.ndarray:
+    """``int_0^{g_b} m_E(f(tau)) dtau`` at every grid point ``g_b``, each
+    elementary interval counted at its most free nodes."""
+    free = _free_before(data)
+    levels = np.unique(free)
+    counts = np.array([most_running(data["nodes"], members, f) for f in levels],
+                      float)
+    per = counts[np.searchsorted(levels, free)] * np.diff(data["grid"])
+    return np.concatenate([[0.0], np.cumsum(per)])
+
+
+def _rhs(data: dict[str, np.ndarray], kind: int, si: int, ti: np.ndarray,
+         members: np.ndarray | None = None) -> np.ndarray:
+    """``b_r``: the free node-seconds (0) or I/O-node seconds (1) in ``[s,
+    t)``; for a count row (2), ``int_s^t m_E(f(tau)) dtau`` bounded above on
+    each elementary interval by ``m_E`` of its most free nodes."""
+    if kind == 2:
+        cum = _count_capacity(data, members)
+        return cum[ti] - cum[si]
     free = data["free_nodes"] if kind == 0 else data["free_io"]
     return free[ti] - free[si]
 
 
 def lagrangian_bound(data: dict[str, np.ndarray], rows: np.ndarray,
-                     lam: np.ndarray, allowed: np.ndarray | None = None) -> float:
+                     lam: np.ndarray, allowed: np.ndarray | None = None,
+                     sets: np.ndarray | None = None) -> float:
     """``sum_i min_k (P_ik + sum_r lambda_r a_r,ik) - sum_r lambda_r b_r``
-    (module doc) for rows ``(kind, s index, t index)`` and ``lambda >= 0``;
-    the minimum over the intervals ``allowed`` (all by default; a branch,
+    (module doc) for rows ``(kind, s index, t index[, set index])`` and
+    ``lambda >= 0`` (a count row's jobs: row ``set index`` of ``sets``); the
+    minimum over the intervals ``allowed`` (all by default; a branch,
     ``inf`` if a job has none)."""
     lam = np.maximum(np.asarray(lam, float), 0.0)
     grid = data["grid"]
     reduced = data["lo"].copy()
     rhs = 0.0
-    for (kind, si, ti), weight in zip(rows.tolist(), lam.tolist()):
+    rows = np.asarray(rows, int)
+    for row, weight in zip(rows.tolist(), lam.tolist()):
         if weight <= 0:
             continue
-        coef = _coefs(data, kind, float(grid[si]), grid[[ti]])[0]
+        kind, si, ti = row[:3]
+        members = sets[row[3]] if kind == 2 else None
+        coef = _coefs(data, kind, float(grid[si]), grid[[ti]], members)[0]
         reduced += weight * coef
-        rhs += weight * float(_rhs(data, kind, si, np.array([ti]))[0])
+        rhs += weight * float(_rhs(data, kind, si, np.array([ti]), members)[0])
     if allowed is not None:
         reduced = np.where(allowed > 0, reduced, np.inf)
     return math.fsum(reduced.min(axis=1).tolist()) - rhs
 
 
+def _count_cuts(data: dict[str, np.ndarray], x: np.ndarray
+                ) -> list[tuple[float, int, np.ndarray]]:
+    """Violated count rows at the LP point ``x``, one per elementary interval
+    ``e = [g_a, g_a+1)`` at most: ``y_i = sum_k x_ik ov_ik(e) / |e|`` (how
+    surely job ``i`` runs through ``e``), ``E`` a prefix of the jobs by
+    ``y`` (ties: more nodes first) with ``sum_E y_i > m_E(f)``. Returns
+    ``(violation * |e|, a, E)``."""
+    grid = data["grid"]
+    width = np.diff(grid)
+    i, j = np.nonzero(x > 1e-9)
+    if not len(i):
+        return []
+    lo, up, length = data["lo"][i, j], data["up"][i, j], data["length"][i]
+    s, t = grid[:-1, None], grid[1:, None]
+
+    def ov(c: np.ndarray) -> np.ndarray:
+        out = np.minimum(t, c[None]) - np.maximum(s, (c - length)[None])
+        return np.where(np.isfinite(c)[None], np.maximum(out, 0.0), 0.0)
+
+    part = np.minimum(ov(lo), ov(up)) * x[i, j][None]
+    n = x.shape[0]
+    y = np.zeros((len(width), n))
+    np.add.at(y.T, i, part.T)
+    y /= np.maximum(width, 1e-300)[:, None]
+    nodes = data["nodes"]
+    free = _free_before(data)
+    cuts = []
+    for a in np.flatnonzero((y * nodes).sum(axis=1) > 0.5 * free).tolist():
+        order = np.lexsort((-nodes, -y[a]))
+        order = order[y[a, order] > 1e-9]
+        best, size = 1e-6, 0
+        for m in range(2, len(order) + 1):
+            members = np.zeros(n)
+            members[order[:m]] = 1.0
+            over = float(y[a, order[:m]].sum()) - most_running(nodes, members,
+                                                               free[a])
+            if over > best:
+                best, size = over, m
+        if size:
+            members = np.zeros(n, bool)
+            members[order[:size]] = True
+            cuts.append((best * float(width[a]), a, members))
+    return cuts
+
+
+@njit(cache=True)
+def _row_lhs_kernel(grid, kind, weight, lo, up, length, io, head, tail):
+    """``lhs[s, t] = sum_c weight_c coef_c(grid[s], grid[t])`` for ``s < t``
+    over the columns ``c`` (their ``P``, ``U``, job length, I/O time, first
+    head and last tail): the node coefficient ``ov`` or the I/O coefficient
+    of the module doc (0 for ``U = inf``). A column's node coefficient is 0
+    unless ``s < P`` and ``t > U - T``, its I/O one unless ``s < h + io``
+    and ``t > U - a - io``: only those ``(s, t)`` are visited."""
+    g = grid.shape[0]
+    out = np.zeros((g, g))
+    for c in range(weight.shape[0]):
+        w = weight[c]
+        p = lo[c]
+        u = up[c]
+        if w <= 0.0 or not np.isfinite(u):
+            continue
+        if kind == 0:
+            s_end = np.searchsorted(grid, p, side="left")
+            t_begin = np.searchsorted(grid, u - length[c], side="right")
+        else:
+            s_end = np.searchsorted(grid, head[c] + io[c], side="left")
+            t_begin = np.searchsorted(grid, u - tail[c] - io[c], side="right")
+        for si in range(min(s_end, g - 1)):
+            s = grid[si]
+            for ti in range(max(si + 1, t_begin), g):
+                t = grid[ti]
+                if kind == 0:
+                    a = min(t, p) - max(s, p - length[c])
+                    b = min(t, u) - max(s, u - length[c])
+                    v = min(a, b)
+                else:
+                    v = io[c] - max(s - head[c], 0.0) - max(u - tail[c] - t, 0.0)
+                if v > 0.0:
+                    out[si, ti] += w * v
+    return out
+
+
+def _row_lhs(data: dict[str, np.ndarray], kind: int, x: np.ndarray,
+             members: np.ndarray | None = None) -> np.ndarray:
+    """The left-hand side of every row ``(kind, s, t)`` at the LP point
+    ``x`` (``(g, g)``, upper triangle), from its nonzero entries only; a
+    count row (2) of the jobs ``members``."""
+    i, j = np.nonzero(x > 1e-12)
+    lo, up = data["lo"][i, j], data["up"][i, j]
+    if kind == 0:
+        weight = x[i, j] * data["nodes"][i]
+    elif kind == 2:
+        weight = x[i, j] * np.asarray(members, float)[i]
+    else:
+        weight = x[i, j]
+    return _row_lhs_kernel(data["grid"], 1 if kind == 1 else 0,
+                           weight.astype(float), lo, up,
+                           data["length"][i].astype(float),
+                           data["io"][i].astype(float),
+                           data["head"][i].astype(float),
+                           data["tail"][i].astype(float))
+
+
+def _largest(values: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the ``count`` largest ``values`` (any order)."""
+    if len(values) <= count:
+        return np.arange(len(values))
+    return np.argpartition(-values, count)[:count]
+
+
 def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
-                        allowed: np.ndarray | None = None
-                        ) -> tuple[np.ndarray, np.ndarray]:
+                        allowed: np.ndarray | None = None, counts: bool = True
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row generation on the LP relaxation with HiGHS (imports highspy: run
     it in a process without ortools); ``allowed`` (0/1 per ``x_ik``) the
-    intervals of a branch. Returns the rows ``(kind, s index, t index)`` and
-    their multipliers ``lambda >= 0`` (the negated row duals)."""
+    intervals of a branch; ``counts``: count rows too. Returns the rows
+    ``(kind, s index, t index, set index)``, their multipliers ``lambda >=
+    0`` (the negated row duals) and the count rows' job sets (0/1 rows)."""
     import highspy
 
     stop = time.perf_counter() + time_limit
@@ -166,57 +342,129 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
     starts = np.arange(0, n * k, k, dtype=np.int32)
     h.addRows(n, np.ones(n), np.ones(n), n * k, starts,
               np.arange(n * k, dtype=np.int32), np.ones(n * k))
-    rows: list[tuple[int, int, int]] = []
-    seen: set[tuple[int, int, int]] = set()
+    rows: list[tuple[int, int, int, int]] = []
+    uppers: list[float] = []
+    sets: list[np.ndarray] = []
+    known_sets: dict[bytes, int] = {}
+    seen = np.zeros((2, g, g), bool)
+    seen_counts: set[tuple[int, int, int]] = set()
 
-    def add(new: list[tuple[int, int, int]]) -> None:
+    def add(new: list[tuple[int, int, int, np.ndarray | None]]) -> None:
         idx, val, st, upper = [], [], [], []
         nnz = 0
-        for kind, si, ti in new:
-            coef = _coefs(data, kind, float(grid[si]), grid[[ti]])[0].ravel()
+        for kind, si, ti, members in new:
+            coef = _coefs(data, kind, float(grid[si]), grid[[ti]], members)[0].ravel()
             nz = np.flatnonzero(coef > 0)
             st.append(nnz)
             idx.append(nz.astype(np.int32))
             val.append(coef[nz])
             nnz += len(nz)
-            upper.append(float(_rhs(data, kind, si, np.array([ti]))[0]))
-            rows.append((kind, si, ti))
-            seen.add((kind, si, ti))
+            upper.append(float(_rhs(data, kind, si, np.array([ti]), members)[0]))
+            if kind == 2:
+                key = np.asarray(members, bool).tobytes()
+                if key not in known_sets:
+                    known_sets[key] = len(sets)
+                    sets.append(np.asarray(members, bool))
+                rows.append((kind, si, ti, known_sets[key]))
+                seen_counts.add((si, ti, known_sets[key]))
+            else:
+                rows.append((kind, si, ti, -1))
+                seen[kind, si, ti] = True
+        uppers.extend(upper)
         h.addRows(len(new), np.full(len(new), -np.inf), np.array(upper), nnz,
                   np.array(st, dtype=np.int32),
                   np.concatenate(idx) if idx else np.zeros(0, np.int32),
                   np.concatenate(val) if val else np.zeros(0))
 
+    def drop_slack(dual: np.ndarray, value: np.ndarray) -> None:
+        """Delete the rows with no dual and some slack (their slack is
+        basic: the basis stays a warm start); they may come back."""
+        bound = np.array(uppers)
+        slack = (np.abs(dual) <= 1e-12) & (value < bound - 1e-9 * np.maximum(
+            1.0, np.abs(bound)))
+        gone = np.flatnonzero(slack)
+        if not len(gone):
+            return
+        h.deleteRows(len(gone), (gone + n).astype(np.int32))
+        for r in gone.tolist():
+            kind, si, ti, index = rows[r]
+            if kind == 2:
+                seen_counts.discard((si, ti, index))
+            else:
+                seen[kind, si, ti] = False
+        keep = np.ones(len(rows), bool)
+        keep[gone] = False
+        rows[:] = [row for row, kept in zip(rows, keep.tolist()) if kept]
+        uppers[:] = [u for u, kept in zip(uppers, keep.tolist()) if kept]
+
     x = np.zeros((n, k))
     x[np.arange(n), np.argmax(upper.reshape(n, k) > 0, axis=1)] = 1.0
     kinds = (0, 1) if data["io"].max(initial=0.0) > 0 else (0,)
     scale = {0: max(1.0, float(data["free_nodes"][-1])),
-             1: max(1.0, float(data["free_io"][-1]))}
+             1: max(1.0, float(data["free_io"][-1])),
+             2: max(1.0, float(grid[-1] - grid[0]))}
+    upper_tri = np.triu(np.ones((g, g), bool), 1)
     while time.perf_counter() < stop:
-        found = []
+        found: list[tuple[float, tuple[int, int, int, np.ndarray | None]]] = []
         for kind in kinds:
-            for si in range(g - 1):
-                ti = np.arange(si + 1, g)
-                lhs = np.einsum("tik,ik->t", _coefs(data, kind, float(grid[si]),
-                                                    grid[ti]), x)
-                over = lhs - _rhs(data, kind, si, ti)
-                for j in np.flatnonzero(over > 1e-7 * scale[kind]).tolist():
-                    key = (kind, si, int(ti[j]))
-                    if key not in seen:
-                        found.append((float(over[j]) / scale[kind], key))
+            free = data["free_nodes"] if kind == 0 else data["free_io"]
+            over = (_row_lhs(data, kind, x) - (free[None, :] - free[:, None])) \
+                / scale[kind]
+            hit = upper_tri & ~seen[kind] & (over > 1e-7)
+            si, ti = np.nonzero(hit)
+            top = _largest(over[si, ti], _ROUND)
+            found += [(float(over[si[r], ti[r]]), (kind, int(si[r]), int(ti[r]), None))
+                      for r in top.tolist()]
+        if counts:
+            # once few node and I/O rows are violated: the sets of this
+            # round's most violated elementary cuts (and the latest known
+            # ones), each over every span (s, t): longer spans are stronger
+            cuts = sorted(_count_cuts(data, x), key=lambda cut: -cut[0])
+            if len(found) >= _ROUND // 4:  # the node and I/O rows first
+                found += [(over / scale[2], (2, a, a + 1, m)) for over, a, m in cuts
+                          if (a, a + 1, known_sets.get(m.tobytes()))
+                          not in seen_counts]
+                cuts = []
+            chosen = {m.tobytes(): m for _, _, m in cuts[:_SPAN_SETS]}
+            for members in sets[max(0, len(sets) - _SETS_AGAIN):]:
+                chosen.setdefault(members.tobytes(), members)
+            for key, members in chosen.items():
+                cum = _count_capacity(data, members)
+                over = (_row_lhs(data, 2, x, members)
+                        - (cum[None, :] - cum[:, None])) / scale[2]
+                si, ti = np.nonzero(upper_tri & (over > 1e-7))
+                index = known_sets.get(key)
+                top = _largest(over[si, ti], _PER_SET)
+                found += [(float(over[si[r], ti[r]]),
+                           (2, int(si[r]), int(ti[r]), members))
+                          for r in top.tolist()
+                          if (int(si[r]), int(ti[r]), index) not in seen_counts]
         if not found:
             break
-        found.sort(reverse=True)
-        add([key for _, key in found[:200]])
+        found.sort(key=lambda item: -item[0])
+        add([key for _, key in found[:_ROUND]])
         h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             break
-        x = np.asarray(h.getSolution().col_value).reshape(n, k)
+        solution = h.getSolution()
+        x = np.asarray(solution.col_value).reshape(n, k)
+        if len(rows) > _KEEP:
+            drop_slack(np.asarray(solution.row_dual)[n:],
+                       np.asarray(solution.row_value)[n:])
+    members = np.array(sets, bool).reshape(len(sets), n)
     if not rows:
-        return np.zeros((0, 3), int), np.zeros(0)
+        return np.zeros((0, 4), int), np.zeros(0), members
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        # rows deleted (or added) since the last solve: HiGHS dropped its
+        # duals; the deleted rows had none, so this re-solve is a warm start
+        h.setOptionValue("time_limit", max(1.0, 0.2 * time_limit))
+        h.run()
     duals = np.asarray(h.getSolution().row_dual)[n:]
-    return np.array(rows, int), np.maximum(-duals, 0.0)
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal \
+            or len(duals) != len(rows):
+        duals = np.zeros(len(rows))  # lambda = 0: still a bound (alone)
+    return np.array(rows, int), np.maximum(-duals, 0.0), members
 
 
 def _lp_data(instance: Instance, reservations: Reservations | None,
@@ -254,6 +502,8 @@ def _lp_data(instance: Instance, reservations: Reservations | None,
             "grid": grid,
             "free_nodes": np.asarray(node_rate.work(grid), float),
             "free_io": np.asarray(io_rate.work(grid), float),
+            "node_starts": np.asarray(node_rate.starts, float),
+            "node_rate": np.asarray(node_rate.rates, float),
             "releases": np.array([job.release for job in jobs])}
 
 
@@ -275,19 +525,28 @@ def _branch_masks(data: dict[str, np.ndarray], branches: int) -> np.ndarray:
 
 
 def propose_branches(data: dict[str, np.ndarray], masks: np.ndarray,
-                     time_limit: float) -> tuple[np.ndarray, np.ndarray]:
+                     time_limit: float, counts: bool = True
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`propose_multipliers` for each branch, the time shared out;
-    rows ``(branch, kind, s index, t index)`` and their multipliers."""
+    rows ``(branch, kind, s index, t index, set index)``, their multipliers
+    and the count rows' job sets (indices across the branches)."""
     stop = time.perf_counter() + time_limit
-    rows, lams = [np.zeros((0, 4), int)], [np.zeros(0)]
+    n = data["lo"].shape[0]
+    rows, lams, sets = [np.zeros((0, 5), int)], [np.zeros(0)], [np.zeros((0, n), bool)]
+    offset = 0
     for b, mask in enumerate(masks):
         left = (stop - time.perf_counter()) / (len(masks) - b)
         if left <= 0.05:
             break
-        r, lam = propose_multipliers(data, left, mask)
-        rows.append(np.column_stack([np.full(len(r), b, int), r.reshape(-1, 3)]))
+        r, lam, members = propose_multipliers(data, left, mask, counts)
+        r = r.reshape(-1, 4).copy()
+        r[r[:, 3] >= 0, 3] += offset
+        offset += len(members)
+        rows.append(np.column_stack([np.full(len(r), b, int), r]))
         lams.append(lam)
-    return np.concatenate(rows).astype(int), np.concatenate(lams)
+        sets.append(members)
+    return (np.concatenate(rows).astype(int), np.concatenate(lams),
+            np.concatenate(sets).astype(bool))
 
 
 def interval_lp_mean_flow_bound(instance: Instance, *,
@@ -295,6 +554,7 @@ def interval_lp_mean_flow_bound(instance: Instance, *,
                                 time_limit: float = 10.0,
                                 horizon: float | None = None,
                                 branches: int = 1,
+                                counts: bool = True,
                                 in_process: bool = False) -> dict[str, float]:
     """``{"interval-lp": bound}`` on the mean flow time (module doc), for a
     one-partition instance without dependencies (empty otherwise, or when
@@ -302,6 +562,7 @@ def interval_lp_mean_flow_bound(instance: Instance, *,
     end (e.g. an incumbent's makespan; any value is valid, it only sets
     the resolution). ``branches``: the widest job's completion intervals
     cut into that many runs, one LP each, the bound the least of them.
+    ``counts``: add count rows (``models/mean-flow-lp.md``).
     ``in_process``: import highspy here (only in a process that never loads
     ortools)."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
@@ -310,25 +571,27 @@ def interval_lp_mean_flow_bound(instance: Instance, *,
     data = _lp_data(instance, reservations, horizon)
     masks = _branch_masks(data, branches)
     if in_process:
-        rows, lam = propose_branches(data, masks, time_limit)
+        rows, lam, sets = propose_branches(data, masks, time_limit, counts)
     else:
-        proposal = _propose_in_subprocess(data, masks, time_limit)
+        proposal = _propose_in_subprocess(data, masks, time_limit, counts)
         if proposal is None:
             return {}
-        rows, lam = proposal
+        rows, lam, sets = proposal
     total = min(lagrangian_bound(data, rows[rows[:, 0] == b, 1:],
-                                 lam[rows[:, 0] == b], mask)
+                                 lam[rows[:, 0] == b], mask, sets)
                 for b, mask in enumerate(masks))
     releases = math.fsum(data["releases"].tolist())
     return {"interval-lp": (total - releases) / instance.num_jobs}
 
 
 def _propose_in_subprocess(data: dict[str, np.ndarray], masks: np.ndarray,
-                           time_limit: float) -> tuple[np.ndarray, np.ndarray] | None:
+                           time_limit: float, counts: bool
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     with tempfile.TemporaryDirectory(prefix="opt-sched-lp-") as folder:
         request = os.path.join(folder, "request.npz")
         answer = os.path.join(folder, "answer.npz")
-        np.savez(request, time_limit=np.array(time_limit), masks=masks, **data)
+        np.savez(request, time_limit=np.array(time_limit), masks=masks,
+                 counts=np.array(counts), **data)
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "opt_sched.bounds_window_lp", request, answer],
@@ -338,7 +601,8 @@ def _propose_in_subprocess(data: dict[str, np.ndarray], masks: np.ndarray,
         if proc.returncode != 0 or not os.path.exists(answer):
             return None
         with np.load(answer) as out:
-            return out["rows"].astype(int), out["lam"].astype(float)
+            return (out["rows"].astype(int), out["lam"].astype(float),
+                    out["sets"].astype(bool))
 
 
 def _main(argv: list[str]) -> int:
@@ -348,9 +612,14 @@ def _main(argv: list[str]) -> int:
         data = {key: f[key] for key in f.files}
     limit = float(data.pop("time_limit"))
     masks = data.pop("masks")
-    rows, lam = propose_branches(data, masks, limit)
+    legacy = "counts" not in data  # a caller without count rows: its format
+    counts = not legacy and bool(data.pop("counts"))
+    rows, lam, sets = propose_branches(data, masks, limit, counts)
     tmp = answer + ".part.npz"
-    np.savez(tmp, rows=rows, lam=lam)
+    if legacy:
+        np.savez(tmp, rows=rows[:, :4], lam=lam)
+    else:
+        np.savez(tmp, rows=rows, lam=lam, sets=sets)
     os.replace(tmp, answer)
     return 0
 

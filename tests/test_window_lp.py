@@ -98,8 +98,9 @@ def test_lp_bound_below_the_brute_force_optimum(instance: Instance, data) -> Non
 @given(online_workloads(max_jobs=7), st.data())
 def test_any_multipliers_give_a_valid_bound(instance: Instance, data) -> None:
     """Weak duality: every row is valid, so any ``lambda >= 0`` on any rows
-    gives a bound <= the optimum (this checks the coefficients themselves,
-    whatever the LP solver proposes)."""
+    -- nodes, I/O, and count rows of random job sets -- gives a bound <= the
+    optimum (this checks the coefficients themselves, whatever the LP solver
+    proposes)."""
     case = _small_case(instance, data, [None, 3.0, 10.0, 40.0])
     if case is None:
         return
@@ -110,15 +111,16 @@ def test_any_multipliers_give_a_valid_bound(instance: Instance, data) -> None:
         return
     seed = data.draw(st.integers(0, 2**31 - 1))
     rng = np.random.default_rng(seed)
+    n = window.instance.num_jobs
+    sets = rng.random((8, n)) < 0.6
     rows = []
-    for _ in range(30):
+    for _ in range(40):
         s, t = sorted(rng.choice(g, size=2, replace=False).tolist())
-        rows.append((int(rng.integers(0, 2)), s, t))
+        rows.append((int(rng.integers(0, 3)), s, t, int(rng.integers(0, 8))))
     rows_arr = np.array(rows, int)
     for scale in (0.01, 0.3, 3.0):
         lam = rng.exponential(scale, size=len(rows)) * (rng.random(len(rows)) < 0.5)
-        total = lagrangian_bound(lp, rows_arr, lam)
-        n = window.instance.num_jobs
+        total = lagrangian_bound(lp, rows_arr, lam, sets=sets)
         bound = (total - float(lp["releases"].sum())) / n
         assert meets_bound(bound, optimum), (bound, optimum, scale)
 
@@ -136,6 +138,41 @@ def test_lp_sees_the_contiguous_jobs() -> None:
                                         horizon=12.0)["interval-lp"]
     assert alone < bound
     assert meets_bound(bound, optimum)
+
+
+def test_count_rows_tighten_the_lp() -> None:
+    """P = 3: a (2 nodes, 1 s), b (2 nodes, 4 s), c and d (1 node, 4 s),
+    released at 0. a and b never run together, nor b with both c and d. The
+    LP with count rows ("at most m_E(f) jobs of E at once") is above the LP
+    with node and I/O rows only, and at most the brute-force optimum."""
+    jobs = (Job("a", 2, (1.0,), (0.0,)), Job("b", 2, (4.0,), (0.0,)),
+            Job("c", 1, (4.0,), (0.0,)), Job("d", 1, (4.0,), (0.0,)))
+    instance = Instance("counts", Platform.homogeneous(1, 3, 1.0), jobs)
+    optimum, _ = brute_force_hpc_io(instance, "mean-flow-time")
+    plain = interval_lp_mean_flow_bound(instance, time_limit=5.0, horizon=26.0,
+                                        counts=False)["interval-lp"]
+    counted = interval_lp_mean_flow_bound(instance, time_limit=5.0,
+                                          horizon=26.0)["interval-lp"]
+    assert plain < counted * (1 - 1e-3)
+    assert meets_bound(counted, optimum), (counted, optimum)
+
+
+def test_most_running_counts_the_smallest_first() -> None:
+    """``m_E(f)``: the most jobs of ``E`` on ``f`` nodes, against every
+    subset (brute force)."""
+    from itertools import combinations
+
+    from opt_sched.bounds_window_lp import most_running
+
+    rng = random.Random(3)
+    for _ in range(200):
+        nodes = np.array([rng.randint(1, 9) for _ in range(6)], float)
+        members = np.array([rng.random() < 0.7 for _ in range(6)])
+        free = rng.randint(0, 30)
+        chosen = [q for q, m in zip(nodes.tolist(), members.tolist()) if m]
+        best = max(len(c) for r in range(len(chosen) + 1)
+                   for c in combinations(chosen, r) if sum(c) <= free)
+        assert most_running(nodes, members, float(free)) == best
 
 
 def test_lp_bound_below_online_on_kth_windows() -> None:
