@@ -43,9 +43,9 @@ def test_a_well_formed_schedule_passes() -> None:
 
 
 @pytest.mark.parametrize("schedule, words", [
-    (Schedule(tuple(_good()) + (_good()[0],)), "job 'a' appears twice"),
+    (Schedule((*_good(), _good()[0])), "job 'a' appears twice"),
     (Schedule((_good()[0],)), "job 'b' is missing"),
-    (Schedule(tuple(_good()) + (JobSchedule("z", 0, (0.0,), (1.0,)),)),
+    (Schedule((*_good(), JobSchedule("z", 0, (0.0,), (1.0,)))),
      "job 'z' is not in the instance"),
     (_with(0, partition=2), "partition=2 does not exist"),
     (_with(0, partition=-1), "partition=-1 does not exist"),

@@ -23,6 +23,7 @@ from opt_sched.validation import assert_feasible, validate
 
 from .online_helpers import online_workloads
 from .test_cli import run_cli
+from .window_helpers import seeded_instance
 
 DATA = Path(__file__).parent / "data" / "traces"
 
@@ -165,18 +166,7 @@ def test_window_bounds_are_below_the_window_optimum(instance: Instance, data) ->
 
 @pytest.mark.parametrize("seed", range(4))
 def test_cpsat_relaxation_bound_below_the_optimum(seed: int) -> None:
-    import random
-
-    rng = random.Random(seed)
-    jobs = []
-    for i in range(7):
-        compute = tuple(float(rng.randint(0, 5)) for _ in range(rng.choice([1, 2])))
-        volume = tuple(float(rng.randint(0, 2)) for _ in compute)
-        if sum(compute) + sum(volume) == 0:
-            compute = (1.0, *compute[1:])
-        jobs.append(Job(f"j{i}", rng.randint(1, 4), compute, volume,
-                        release=float(rng.randint(0, 6)), walltime=30.0))
-    instance = Instance("seeded", Platform.homogeneous(1, 4, 1.0), tuple(jobs))
+    instance = seeded_instance(seed, by_release=False)
     schedule = replay(instance, "easy")
     window = extract_window(instance, schedule, 3, 3)
     for objective in WINDOW_OBJECTIVES:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import random
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,7 @@ from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
 from .test_cli import run_cli
+from .window_helpers import seeded_instance
 
 DATA = Path(__file__).parent / "data" / "traces"
 
@@ -145,25 +145,11 @@ def test_bracket_holds_the_brute_force_optimum(instance: Instance, data,
             assert meets_bound(optimum, item["best_found"])
 
 
-def _seeded(seed: int, n: int = 7) -> Instance:
-    rng = random.Random(seed)
-    jobs = []
-    for i in range(n):
-        compute = tuple(float(rng.randint(0, 5)) for _ in range(rng.choice([1, 2])))
-        volume = tuple(float(rng.randint(0, 2)) for _ in compute)
-        if sum(compute) + sum(volume) == 0:
-            compute = (1.0, *compute[1:])
-        jobs.append(Job(f"j{i}", rng.randint(1, 4), compute, volume,
-                        release=float(rng.randint(0, 6)), walltime=30.0))
-    jobs.sort(key=lambda job: job.release)
-    return Instance("seeded", Platform.homogeneous(1, 4, 1.0), tuple(jobs))
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_cpsat_guided_schedules_are_feasible(seed: int) -> None:
     """The schedule CP-SAT's orders give (simulated at the true lengths) is
     feasible with the reservations and never below the optimum."""
-    instance = _seeded(seed)
+    instance = seeded_instance(seed)
     schedule = replay(instance, "easy")
     window = extract_window(instance, schedule, 3, 3, mode="consecutive")
     for objective in WINDOW_OBJECTIVES:
@@ -181,7 +167,7 @@ def test_cpsat_guided_schedules_are_feasible(seed: int) -> None:
 def test_left_shift_is_never_later() -> None:
     """The online orders simulated strictly start every job no later."""
     for seed in range(6):
-        instance = _seeded(seed, 9)
+        instance = seeded_instance(seed, 9)
         schedule = replay(instance, "easy")
         window = extract_window(instance, schedule, 2, 5)
         online = window.schedule

@@ -12,7 +12,6 @@ and search run through the same path.
 from __future__ import annotations
 
 import dataclasses
-import random
 from pathlib import Path
 
 import pytest
@@ -36,29 +35,15 @@ from opt_sched.validation import assert_feasible
 from .conftest import INSTANCES
 from .online_helpers import online_workloads
 from .test_cli import run_cli
+from .window_helpers import seeded_instance
 
 PROBLEM = "hpc-io-reserved"
 DATA = Path(__file__).parent / "data" / "traces"
 
 
-def _seeded(seed: int, n: int = 7) -> Instance:
-    """Random jobs with releases on one partition of 4 nodes."""
-    rng = random.Random(seed)
-    jobs = []
-    for i in range(n):
-        compute = tuple(float(rng.randint(0, 5)) for _ in range(rng.choice([1, 2])))
-        volume = tuple(float(rng.randint(0, 2)) for _ in compute)
-        if sum(compute) + sum(volume) == 0:
-            compute = (1.0, *compute[1:])
-        jobs.append(Job(f"j{i}", rng.randint(1, 4), compute, volume,
-                        release=float(rng.randint(0, 6)), walltime=30.0))
-    jobs.sort(key=lambda job: job.release)
-    return Instance("seeded", Platform.homogeneous(1, 4, 1.0), tuple(jobs))
-
-
 def _window(seed: int) -> Window:
     """A window of an EASY replay whose running jobs hold something."""
-    instance = _seeded(seed)
+    instance = seeded_instance(seed)
     schedule = replay(instance, "easy")
     return extract_window(instance, schedule, 3, 3, mode="consecutive")
 

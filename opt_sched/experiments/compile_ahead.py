@@ -20,7 +20,12 @@ exactly the argument types real runs pass them:
   the same trace, with I/O or not;
 - **gap**: the gap table (:func:`~.gap.gap_table`: every default method,
   the bounds, the auto solver for 1 s) of a two-job IO-SCHED instance
-  (:func:`tiny_instance`), for each objective.
+  (:func:`tiny_instance`), for each objective;
+- **window**: the bracket of a window of the tiny trace's EASY replay with
+  I/O (:func:`~.window.window_gap`, every objective, 3 s each): its
+  heuristics, its bounds and the interval LP's separation kernel, which
+  runs in the LP's own process and would otherwise compile inside the
+  bound's time.
 
 A warm-up that does not apply (a scheduler that refuses the tiny workload,
 a plug-in that fails) is reported and skipped: it only leaves that
@@ -70,13 +75,17 @@ TINY_SWF = _tiny_swf()
 GAP_OBJECTIVES = ("makespan", "max-stretch")
 """The objectives of the gap warm-ups."""
 
+WINDOW = (30, 20)
+"""``(START, COUNT)`` of the window warm-up in the tiny trace."""
+
 
 @dataclass(frozen=True)
 class WarmUp:
     """One tiny run (``kind``): ``"replay"`` of the scheduler ``method``
     under ``execution``, with I/O or not; ``"blocks"``, the building blocks
     under :func:`_blocks_warm_up`, with I/O or not; ``"gap"``, the gap table
-    of :func:`tiny_instance` for the objective ``method``."""
+    of :func:`tiny_instance` for the objective ``method``; ``"window"``,
+    the window bracket of the tiny trace with I/O."""
 
     method: str
     execution: str
@@ -89,6 +98,8 @@ class WarmUp:
             return f"gap, {self.method}"
         if self.kind == "blocks":
             return f"building blocks, {'I/O' if self.io else 'no I/O'}"
+        if self.kind == "window":
+            return "window bracket, I/O"
         return f"{self.method}, {'I/O' if self.io else 'no I/O'}, {self.execution}"
 
 
@@ -118,7 +129,8 @@ def warm_ups() -> list[WarmUp]:
              for name in SCHEDULERS for model in EXECUTION_MODELS]
             + [WarmUp("blocks", "exclusive", io, "blocks") for io in (False, True)]
             + [WarmUp(objective, "exclusive", True, "gap")
-               for objective in GAP_OBJECTIVES])
+               for objective in GAP_OBJECTIVES]
+            + [WarmUp("easy", "exclusive", True, "window")])
 
 
 def _blocks_warm_up() -> BlockScheduler:
@@ -196,6 +208,11 @@ def _run(warm_up: WarmUp, instance: Instance) -> WarmUpResult:
                       progress=False)
         elif warm_up.kind == "blocks":
             assert_feasible(instance, replay(instance, _blocks_warm_up()))
+        elif warm_up.kind == "window":
+            from .window import window_gap
+
+            window_gap(instance, replay(instance, warm_up.method), *WINDOW,
+                       time_limit=3.0)  # validates every schedule it reports
         else:
             assert_feasible(instance, replay(instance, warm_up.method,
                                              warm_up.execution))

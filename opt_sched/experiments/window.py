@@ -117,7 +117,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                           for job in instance.jobs)  # resolution only
             bounds.update(interval_lp_mean_flow_bound(
                 instance, reservations=reservations, horizon=horizon,
-                time_limit=min(10.0, 0.2 * time_limit)))
+                time_limit=min(10.0, 0.5 * time_limit)))
             time_limit = max(0.1, time_limit - (time.perf_counter() - lp_started))
     if objective == "max-flow-stretch":
         from ..bounds_window import exclusive_stretch_bound
