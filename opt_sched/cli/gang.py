@@ -229,22 +229,18 @@ def _jsonable(value: Any) -> Any:
 
 def _refuse_scheduler_options(args: argparse.Namespace) -> None:
     """``--migration-budget`` / ``--migration-cost`` given to a scheduler
-    whose factory does not take them (all but migrate-iogs) is an error."""
-    import inspect
-
-    from ..gang.schedulers import GANG_SCHEDULERS
+    whose factory does not take them (all but migrate-iogs) is an error
+    (:func:`_options_taken`, as ``opt-sched replay`` decides)."""
     from .arguments import given_options, refuse_options
 
-    def takes(name: str) -> set[str]:
-        return set(inspect.signature(GANG_SCHEDULERS[name]).parameters)
-
     def applies_to(dest: str) -> str:
-        return ", ".join(name for name in GANG_SCHEDULERS if dest in takes(name))
+        return ", ".join(name for name in _gang_schedulers()
+                         if dest in _options_taken(name))
 
     given = {dest for dest in given_options(args, add_replay_arguments)
              if dest.startswith("migration_")}
-    refuse_options(given, takes(args.scheduler), f"gang scheduler {args.scheduler}",
-                   applies_to)
+    refuse_options(given, _options_taken(args.scheduler),
+                   f"gang scheduler {args.scheduler}", applies_to)
 
 
 def run_replay(args: argparse.Namespace) -> int:
