@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
+from opt_sched import Instance, Job, Platform, Schedule
 from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
 from opt_sched.exact.hpc_io.earliest import orders_of, plans_of, simulate, to_schedule
 from opt_sched.exact.hpc_io.reserved_search import reserved_search
@@ -27,7 +27,7 @@ from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
 from .test_cli import run_cli
-from .window_helpers import seeded_instance
+from .window_helpers import queue_hand, seeded_instance
 
 DATA = Path(__file__).parent / "data" / "traces"
 
@@ -49,25 +49,8 @@ def _no_deps(instance: Instance) -> Instance:
                                        for job in instance.jobs))
 
 
-def _queue_hand() -> tuple[Instance, Schedule]:
-    """P = 2, b = 1. ``big`` (2 nodes, 10 s) runs [0, 10); ``q`` (1 node,
-    released 1) waits for it: queued at t0 = 2, when ``a`` (1 node, 1 s)
-    arrives; ``a`` runs [10, 11), ``q`` [10, 12) ."""
-    instance = Instance("queue", Platform.homogeneous(1, 2, 1.0), (
-        Job("big", 2, (10.0,), (0.0,), release=0.0, walltime=20),
-        Job("q", 1, (2.0,), (0.0,), release=1.0, walltime=20),
-        Job("a", 1, (1.0,), (0.0,), release=2.0, walltime=20),
-        Job("z", 1, (1.0,), (0.0,), release=30.0, walltime=20)))
-    schedule = Schedule((
-        JobSchedule("big", 0, (0.0,), (10.0,)),
-        JobSchedule("q", 0, (10.0,), (12.0,)),
-        JobSchedule("a", 0, (10.0,), (11.0,)),
-        JobSchedule("z", 0, (30.0,), (31.0,))), execution="exclusive")
-    return instance, schedule
-
-
 def test_state_window_by_hand() -> None:
-    instance, schedule = _queue_hand()
+    instance, schedule = queue_hand()
     assert_feasible(instance, schedule)
     window = extract_window(instance, schedule, 2, 2)
     # t0 = 2: big runs (holds 2 nodes until 10 - 2 = 8), q is queued, a

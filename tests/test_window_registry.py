@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
+from opt_sched import Instance
 from opt_sched.errors import BoundViolationError, InfeasibleScheduleError, OptionError
 from opt_sched.exact import registry, solve
 from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
@@ -35,7 +35,7 @@ from opt_sched.validation import assert_feasible
 from .conftest import INSTANCES
 from .online_helpers import online_workloads
 from .test_cli import run_cli
-from .window_helpers import seeded_instance
+from .window_helpers import queue_hand, seeded_instance
 
 PROBLEM = "hpc-io-reserved"
 DATA = Path(__file__).parent / "data" / "traces"
@@ -52,17 +52,7 @@ def _queue_hand() -> Window:
     """P = 2, b = 1: ``big`` (2 nodes) runs [0, 10); at t0 = 2 ``q`` is queued
     and ``a`` arrives: both wait for the 2 held nodes (until 8, window
     time); ``z`` arrives later, out of the window."""
-    instance = Instance("queue", Platform.homogeneous(1, 2, 1.0), (
-        Job("big", 2, (10.0,), (0.0,), release=0.0, walltime=20),
-        Job("q", 1, (2.0,), (0.0,), release=1.0, walltime=20),
-        Job("a", 1, (1.0,), (0.0,), release=2.0, walltime=20),
-        Job("z", 1, (1.0,), (0.0,), release=30.0, walltime=20)))
-    schedule = Schedule((
-        JobSchedule("big", 0, (0.0,), (10.0,)),
-        JobSchedule("q", 0, (10.0,), (12.0,)),
-        JobSchedule("a", 0, (10.0,), (11.0,)),
-        JobSchedule("z", 0, (30.0,), (31.0,))), execution="exclusive")
-    assert_feasible(instance, schedule)
+    instance, schedule = queue_hand()
     return extract_window(instance, schedule, 2, 2)
 
 

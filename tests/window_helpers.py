@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 
-from opt_sched import Instance, Job, Platform
+from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
+from opt_sched.validation import assert_feasible
 
 
 def seeded_instance(seed: int, n: int = 7, *, by_release: bool = True) -> Instance:
@@ -24,3 +25,22 @@ def seeded_instance(seed: int, n: int = 7, *, by_release: bool = True) -> Instan
     if by_release:
         jobs.sort(key=lambda job: job.release)
     return Instance("seeded", Platform.homogeneous(1, 4, 1.0), tuple(jobs))
+
+
+def queue_hand() -> tuple[Instance, Schedule]:
+    """P = 2, b = 1. ``big`` (2 nodes, 10 s) runs [0, 10); ``q`` (1 node,
+    released 1) waits for it: queued at t0 = 2, when ``a`` (1 node, 1 s)
+    arrives; ``a`` runs [10, 11), ``q`` [10, 12); ``z`` arrives at 30. The
+    schedule is checked here."""
+    instance = Instance("queue", Platform.homogeneous(1, 2, 1.0), (
+        Job("big", 2, (10.0,), (0.0,), release=0.0, walltime=20),
+        Job("q", 1, (2.0,), (0.0,), release=1.0, walltime=20),
+        Job("a", 1, (1.0,), (0.0,), release=2.0, walltime=20),
+        Job("z", 1, (1.0,), (0.0,), release=30.0, walltime=20)))
+    schedule = Schedule((
+        JobSchedule("big", 0, (0.0,), (10.0,)),
+        JobSchedule("q", 0, (10.0,), (12.0,)),
+        JobSchedule("a", 0, (10.0,), (11.0,)),
+        JobSchedule("z", 0, (30.0,), (31.0,))), execution="exclusive")
+    assert_feasible(instance, schedule)
+    return instance, schedule
