@@ -55,12 +55,14 @@ from .instance import Instance
 from .rate_profile import srpt_completions
 from .reservations import Reservations
 
-__all__ = ["HOLDS_UNDER", "beside_mean_flow_bound", "exclusive_mean_flow_bound",
-           "exclusive_stretch_bound", "split_mean_flow_bound"]
+__all__ = ["HOLDS_UNDER", "beside_mean_flow_bound", "energetic_stretch_bound",
+           "exclusive_mean_flow_bound", "exclusive_stretch_bound",
+           "split_mean_flow_bound"]
 
 HOLDS_UNDER: dict[str, frozenset[str]] = {
     name: frozenset({"exclusive"})
-    for name in ("split-srpt", "exclusive-srpt", "exclusive-edf", "beside-knapsack")}
+    for name in ("split-srpt", "exclusive-srpt", "exclusive-edf", "beside-knapsack",
+                 "energetic")}
 """With reservations every bound here is proven under ``exclusive`` only
 (``ect_i`` fits the I/O phases between the reserved busy intervals, a node
 busy at full bandwidth), as :data:`opt_sched.bounds_flow.HOLDS_UNDER_RESERVED`."""
@@ -317,6 +319,74 @@ def exclusive_stretch_bound(instance: Instance, lower: float, upper: float, *,
         else:
             hi = mid
     return {"exclusive-edf": lo}
+
+
+def _least_overlap(a: np.ndarray, b: np.ndarray, first: np.ndarray,
+                   last: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """``[pair, job]``: the least time job ``j`` runs in ``[a, b)`` when it
+    runs for ``length_j`` from a start in ``[first_j, last_j]`` (the overlap
+    is unimodal in the start: least at an end of the range)."""
+    def overlap(start: np.ndarray) -> np.ndarray:
+        return np.maximum(0.0, np.minimum(b[:, None], start + length)
+                          - np.maximum(a[:, None], start))
+
+    return np.minimum(overlap(first[None, :]), overlap(last[None, :]))
+
+
+def energetic_stretch_bound(instance: Instance, lower: float, upper: float, *,
+                            reservations: Reservations | None = None,
+                            steps: int = 40) -> dict[str, float]:
+    """``{"energetic": x}`` on the max flow stretch (``models/mean-flow-split.md``,
+    "... and the nodes' energy"): the largest ``x`` in ``[lower, upper]``
+    refuted by energetic reasoning on the nodes. With ``d_i = r_i + x T_i``,
+    job ``i`` holds its ``Q_i`` nodes for at least ``T_i`` from a start in
+    ``[est_i, d_i - T_i]``; over ``[a, b)`` it holds them at least its least
+    overlap ``o_i(a, b)``, and the jobs together hold at most the free
+    node-seconds ``F(b) - F(a)`` (the holds of the running jobs removed):
+    ``x`` is refuted when ``sum_i Q_i o_i(a, b) > F(b) - F(a)`` for some
+    ``a < b`` among the starts ``est_i``, ``d_i - T_i`` and the ends
+    ``est_i + T_i``, ``d_i``. Empty if nothing above ``lower`` is refuted."""
+    if instance.platform.num_partitions != 1 or instance.has_dependencies \
+            or not upper > lower or instance.num_jobs < 2:
+        return {}
+    jobs = _jobs(instance, reservations)
+    release = np.array([job.release for job in jobs])
+    est = np.array([job.est for job in jobs])
+    length = np.array([job.length for job in jobs])
+    nodes = np.array([job.nodes for job in jobs], dtype=float)
+    partition = instance.platform.partitions[0]
+    free = reservations.node_profile(partition.nodes) if reservations is not None \
+        else None
+
+    def free_area(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if free is None:
+            return partition.nodes * (b - a)
+        return free.work(b) - free.work(a)
+
+    def refuted(x: float) -> bool:
+        last = release + x * length - length  # the latest start: d_i - T_i
+        if (last < est - 1e-9 * np.maximum(1.0, np.abs(est))).any():
+            return True  # a job cannot meet its deadline even alone
+        last = np.maximum(last, est)
+        starts = np.unique(np.concatenate([est, last]))
+        ends = np.unique(np.concatenate([est + length, last + length]))
+        a, b = np.meshgrid(starts, ends, indexing="ij")
+        keep = a < b
+        a, b = a[keep], b[keep]
+        need = _least_overlap(a, b, est, last, length) @ nodes
+        room = free_area(a, b)
+        return bool((need > room + 1e-9 * np.maximum(1.0, room)).any())
+
+    if not refuted(lower):
+        return {}
+    lo, hi = lower, upper  # lo refuted
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if refuted(mid):
+            lo = mid
+        else:
+            hi = mid
+    return {"energetic": lo}
 
 
 # -- a job and what runs beside it (the knapsack at one instant) --------------------

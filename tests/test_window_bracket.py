@@ -289,3 +289,40 @@ def test_exclusive_stretch_bound_by_hand() -> None:
     assert optimum == 2.0
     found = exclusive_stretch_bound(instance, 1.0, 3.0)["exclusive-edf"]
     assert 2.0 - 1e-8 <= found <= 2.0  # EDF refutes beyond 1e-9 lateness
+
+
+def test_energetic_stretch_bound_by_hand() -> None:
+    """The same two 3-node jobs on 4 nodes, ``T = 1``: by ``d = x`` each
+    starts in ``[0, x - 1]`` and so runs through ``[x - 1, 1)`` whatever its
+    start (its compulsory part); both need 6 of the 4 nodes there, so every
+    ``x < 2`` is refuted: the bound is the optimum 2. With 3 of the 4 nodes
+    held until 1, neither starts before 1 and the compulsory parts are
+    ``[x - 1, 2)``: every ``x < 3`` is refuted, the optimum (1 + 1 + 1)."""
+    from opt_sched.bounds_window import energetic_stretch_bound
+    from opt_sched.reservations import Reservations
+
+    instance = Instance("energy", Platform.homogeneous(1, 4, 1.0), (
+        Job("a", 3, (1.0,), (0.0,)), Job("b", 3, (1.0,), (0.0,))))
+    found = energetic_stretch_bound(instance, 1.0, 3.0)["energetic"]
+    assert abs(found - 2.0) < 1e-6 and found <= 2.0 + 1e-9
+    held = Reservations.build(node_holds=[(1.0, 3)])
+    optimum, _ = brute_force_hpc_io(instance, "max-flow-stretch", reservations=held)
+    assert optimum == 3.0
+    found = energetic_stretch_bound(instance, 1.0, 4.0, reservations=held)["energetic"]
+    assert abs(found - 3.0) < 1e-6 and found <= 3.0 + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_energetic_stretch_bound_below_the_optimum(seed: int) -> None:
+    """On seeded windows with running jobs: every refuted ``x`` is below
+    the brute-force optimum."""
+    from opt_sched.bounds_window import energetic_stretch_bound
+
+    instance = seeded_instance(seed, 6)
+    window = extract_window(instance, replay(instance, "easy"), 2, 3,
+                            mode="consecutive")
+    optimum, _ = brute_force_hpc_io(window.instance, "max-flow-stretch",
+                                    reservations=window.reservations)
+    found = energetic_stretch_bound(window.instance, 0.5, optimum + 5.0,
+                                    reservations=window.reservations)
+    assert found and meets_bound(found["energetic"], optimum), (found, optimum)

@@ -120,11 +120,13 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                 time_limit=min(10.0, 0.5 * time_limit)))
             time_limit = max(0.1, time_limit - (time.perf_counter() - lp_started))
     if objective == "max-flow-stretch":
-        from ..bounds_window import exclusive_stretch_bound
+        from ..bounds_window import energetic_stretch_bound, exclusive_stretch_bound
 
         upper = objective_value(instance, incumbent if incumbent is not None
                                 else window.schedule, objective)
         bounds.update(exclusive_stretch_bound(instance, max(bounds.values()), upper,
+                                              reservations=reservations))
+        bounds.update(energetic_stretch_bound(instance, max(bounds.values()), upper,
                                               reservations=reservations))
     combinatorial = max(bounds.values())
     started = time.perf_counter()
