@@ -404,6 +404,9 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
              1: max(1.0, float(data["free_io"][-1])),
              2: max(1.0, float(grid[-1] - grid[0]))}
     upper_tri = np.triu(np.ones((g, g), bool), 1)
+    # the rows and duals of the last optimal solve: valid multipliers for
+    # the bound (weak duality) if a later solve stops at the time limit
+    last: tuple[list[tuple[int, int, int, int]], np.ndarray] | None = None
     while time.perf_counter() < stop:
         found: list[tuple[float, tuple[int, int, int, np.ndarray | None]]] = []
         for kind in kinds:
@@ -449,6 +452,7 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
             break
         solution = h.getSolution()
         x = np.asarray(solution.col_value).reshape(n, k)
+        last = (list(rows), np.array(solution.row_dual)[n:])
         if len(rows) > _KEEP:
             drop_slack(np.asarray(solution.row_dual)[n:],
                        np.asarray(solution.row_value)[n:])
@@ -463,7 +467,9 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
     duals = np.asarray(h.getSolution().row_dual)[n:]
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal \
             or len(duals) != len(rows):
-        duals = np.zeros(len(rows))  # lambda = 0: still a bound (alone)
+        if last is None:  # lambda = 0: still a bound (alone)
+            return np.array(rows, int), np.zeros(len(rows)), members
+        rows, duals = last  # the last optimal solve's
     return np.array(rows, int), np.maximum(-duals, 0.0), members
 
 
