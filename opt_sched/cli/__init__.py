@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from ..errors import UserError
@@ -59,7 +60,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = EXIT_INTERRUPTED
     if status == EXIT_INTERRUPTED and owns_process:
         _exit_now(status)
+    if owns_process:
+        _end_without_teardown(status)
     return status
+
+
+def _end_without_teardown(status: int) -> None:
+    """End a finished ``opt-sched`` without the interpreter's teardown:
+    freeing the objects of a large run one by one is 0.15 s after a KTH-SP2
+    replay (of its 1.1 s), seconds after a large solver model. Every output
+    is complete on disk (atomic writes); the standard streams are flushed
+    and the ``atexit`` handlers run (temporary folders, process pools), as
+    at a normal exit. Returns, for the normal exit, when a thread that is
+    not a daemon still runs (the normal exit waits for it) or a stream
+    cannot be flushed (the normal exit reports it)."""
+    import atexit
+
+    main_thread = threading.main_thread()
+    if any(thread.is_alive() and not thread.daemon
+           for thread in threading.enumerate() if thread is not main_thread):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
 
 
 def _exit_now(status: int) -> None:
