@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -268,6 +268,23 @@ def _edf_feasible(releases: list[float], work: list[float], deadlines: list[floa
     return True
 
 
+def _largest_refuted(refuted: Callable[[float], bool], lower: float, upper: float,
+                     steps: int) -> float | None:
+    """The largest ``x`` in ``[lower, upper]`` that ``refuted`` refutes, by
+    bisection (every refuted ``x`` is a valid bound, whatever the
+    precision); ``None`` if ``lower`` is not refuted."""
+    if not refuted(lower):
+        return None
+    lo, hi = lower, upper  # lo refuted
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if refuted(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def exclusive_stretch_bound(instance: Instance, lower: float, upper: float, *,
                             reservations: Reservations | None = None,
                             steps: int = 40) -> dict[str, float]:
@@ -309,16 +326,8 @@ def exclusive_stretch_bound(instance: Instance, lower: float, upper: float, *,
                 return True
         return False
 
-    if not refuted(lower):
-        return {}
-    lo, hi = lower, upper  # lo refuted
-    for _ in range(steps):
-        mid = (lo + hi) / 2
-        if refuted(mid):
-            lo = mid
-        else:
-            hi = mid
-    return {"exclusive-edf": lo}
+    found = _largest_refuted(refuted, lower, upper, steps)
+    return {} if found is None else {"exclusive-edf": found}
 
 
 def _least_overlap(a: np.ndarray, b: np.ndarray, first: np.ndarray,
@@ -377,16 +386,8 @@ def energetic_stretch_bound(instance: Instance, lower: float, upper: float, *,
         room = free_area(a, b)
         return bool((need > room + 1e-9 * np.maximum(1.0, room)).any())
 
-    if not refuted(lower):
-        return {}
-    lo, hi = lower, upper  # lo refuted
-    for _ in range(steps):
-        mid = (lo + hi) / 2
-        if refuted(mid):
-            lo = mid
-        else:
-            hi = mid
-    return {"energetic": lo}
+    found = _largest_refuted(refuted, lower, upper, steps)
+    return {} if found is None else {"energetic": found}
 
 
 # -- a job and what runs beside it (the knapsack at one instant) --------------------
