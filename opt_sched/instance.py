@@ -454,11 +454,7 @@ class Instance:
         jobs = self.jobs
         n = len(jobs)
         off, w, v = self.phase_arrays
-        partitions = self.platform.partitions
-        widest = max(p.bandwidth for p in partitions)
-        own = np.fromiter((widest if job.partition is None
-                           else partitions[job.partition].bandwidth
-                           for job in jobs), float, n)
+        own = np.fromiter((self.bandwidth_of(job) for job in jobs), float, n)
         arrays = JobArrays(
             nodes=np.fromiter((job.nodes for job in jobs), np.int64, n),
             release=np.fromiter((job.release for job in jobs), float, n),
@@ -513,6 +509,10 @@ class Instance:
         """
         if job.partition is not None:
             return self.platform.partitions[job.partition].bandwidth
+        return self._widest_bandwidth
+
+    @cached_property
+    def _widest_bandwidth(self) -> float:
         return max(p.bandwidth for p in self.platform.partitions)
 
     def io_load(self) -> float:
