@@ -31,14 +31,9 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-TRACE = REPO.parent / "shared" / "data" / "swf" / "KTH-SP2.swf.gz"
+from window_gaps import TRACE, parse_window  # this folder, on sys.path when run
+
 WINDOWS = ("2474:40", "4097:40", "7343:40", "8154:40", "8966:40")
-
-
-def _window(text: str) -> tuple[int, int]:
-    start, count = (int(x) for x in text.split(":"))
-    return start, count
 
 
 def _reference(path: str | None) -> dict[tuple[int, int], dict]:
@@ -106,8 +101,8 @@ def measure(window, *, lp_seconds: float, search_seconds: float,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", default=str(TRACE))
-    parser.add_argument("--windows", nargs="+", type=_window,
-                        default=[_window(w) for w in WINDOWS])
+    parser.add_argument("--windows", nargs="+", type=parse_window,
+                        default=[parse_window(w) for w in WINDOWS])
     parser.add_argument("--scheduler", default="easy")
     parser.add_argument("--alpha", type=float, default=0.5)
     parser.add_argument("--seed", type=int, default=0)

@@ -37,7 +37,9 @@ REPO = Path(__file__).resolve().parents[1]
 TRACE = REPO.parent / "shared" / "data" / "swf" / "KTH-SP2.swf.gz"
 
 
-def _window(text: str) -> tuple[int, int]:
+def parse_window(text: str) -> tuple[int, int]:
+    """``START:COUNT`` as ``(START, COUNT)`` (also for
+    ``scripts/measure_window_bounds.py``)."""
     start, count = (int(x) for x in text.split(":"))
     return start, count
 
@@ -98,7 +100,7 @@ def _summary(rows: list[tuple[str, str, dict]]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", default=str(TRACE))
-    parser.add_argument("--windows", nargs="+", type=_window,
+    parser.add_argument("--windows", nargs="+", type=parse_window,
                         default=[(5000, 40), (15000, 40), (25000, 40)])
     parser.add_argument("--spread", type=int, default=None, metavar="N",
                         help="instead of --windows: N windows of --count jobs "
