@@ -376,6 +376,7 @@ class Instance:
                 raise InstanceError(f"job {job.id!r}: duplicate id "
                                     f"(jobs {seen[job.id]} and {index})")
             seen[job.id] = index
+        self.__dict__["index"] = seen  # the cached :attr:`index`, built here
         widest = self.platform.max_nodes
         capacity = self.platform.resource_capacity
         for job in jobs:
@@ -444,6 +445,23 @@ class Instance:
         for array in (off, w, v):
             array.setflags(write=False)
         return off, w, v
+
+    def adopt_phase_arrays(self, off: np.ndarray, w: np.ndarray, v: np.ndarray
+                           ) -> None:
+        """Take ``(off, w, v)`` as :attr:`phase_arrays`, from a maker that
+        built the jobs from these very arrays (the trace conversion: job
+        ``i`` repeats ``w[off[i]]`` and ``v[off[i]]``), instead of walking
+        the jobs again. Checked: the shapes, and each job's first phase."""
+        off, w, v = (np.asarray(a) for a in (off, w, v))
+        n = len(self.jobs)
+        if (off.shape != (n + 1,) or w.shape != v.shape or w.shape != (int(off[-1]),)
+                or (n and (self.jobs[0].compute[0] != w[0]
+                           or self.jobs[-1].io_volume[-1] != v[-1]))):
+            raise ValueError("adopt_phase_arrays: the arrays are not this "
+                             "instance's phases")
+        for array in (off, w, v):
+            array.setflags(write=False)
+        self.__dict__["phase_arrays"] = (off, w, v)
 
     @cached_property
     def job_arrays(self) -> JobArrays:

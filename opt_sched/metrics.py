@@ -268,14 +268,15 @@ def _group_max_stretch(partition: np.ndarray, pack: np.ndarray,
     packs (jobs in no pack left out), else each partition that runs jobs."""
     if by_pack:
         keep = ~np.isnan(pack)
-        keys = np.stack((partition[keep], pack[keep].astype(np.int64)), axis=1)
+        packs = pack[keep].astype(np.int64)
         values = stretch[keep]
+        # one integer per (partition, pack), in the order of the pairs
+        keys = partition[keep] * (int(packs.max()) + 1 if len(packs) else 1) + packs
     else:
-        keys, values = partition[:, None], stretch
+        keys, values = partition, stretch
     if not len(values):
         return values
-    _, group = np.unique(keys, axis=0, return_inverse=True)
-    group = group.reshape(-1)
+    _, group = np.unique(keys, return_inverse=True)
     out = np.full(int(group.max()) + 1, -np.inf)
     np.maximum.at(out, group, values)
     return out

@@ -22,8 +22,9 @@ are new processes: each loads the group on its own first lookup, from its
 own ``sys.path``, so a plug-in installed where the workers run reaches them
 with no registration by the driver.
 
-Cost: one ``importlib.metadata.entry_points(group=...)`` call reads the
-``entry_points.txt`` of every installed distribution; importing
+Cost: one ``importlib.metadata.entry_points()`` call, made once per
+process for every group, reads the ``entry_points.txt`` of every installed
+distribution; importing
 :mod:`importlib.metadata` itself is the larger part (measured in
 ``docs/plugins.md``).
 
@@ -38,6 +39,8 @@ later lookup that would load the group raises it again.
 
 from __future__ import annotations
 
+import functools
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -169,6 +172,20 @@ _STATE: dict[str, PluginError | None] = {}
 else the error its loading raised."""
 
 
+def _installed_entry_points() -> Any:
+    """Every installed distribution's entry points: one scan of the
+    ``entry_points.txt`` files on ``sys.path`` serves every group (read
+    again only if ``sys.path`` changes)."""
+    return _entry_points_on(tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=4)
+def _entry_points_on(path: tuple[str, ...]) -> Any:
+    from importlib.metadata import entry_points
+
+    return entry_points()
+
+
 def load_group(registry: str, add: Callable[[str, Any], None]) -> None:
     """Load the entry points of ``GROUPS[registry]`` into their registry,
     once per process.
@@ -194,9 +211,7 @@ def load_group(registry: str, add: Callable[[str, Any], None]) -> None:
             return
         _STATE[registry] = None
         group = GROUPS[registry]
-        from importlib.metadata import entry_points
-
-        for entry in entry_points(group=group.name):
+        for entry in _installed_entry_points().select(group=group.name):
             try:
                 value = entry.load()
             except Exception as err:  # any import-time failure of the plug-in

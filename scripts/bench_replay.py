@@ -120,6 +120,9 @@ def _process(args: argparse.Namespace, source: Path, name: str) -> str:
             command += ["--alpha", str(args.alpha)]
     if args.validate:
         command.append("--validate")
+    from bench_startup import write_bytecode
+
+    write_bytecode()
     t = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)

@@ -24,6 +24,8 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from opt_sched import (
     Instance,
@@ -269,3 +271,24 @@ def test_summary_from_the_validators_phase_table_is_the_same(execution):
     reused = summarise(inst, schedule, phase_table=report.table).to_dict()
     assert fresh == reused
     assert fresh["makespan"] == pytest.approx(schedule.makespan(inst))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.one_of(st.none(), st.integers(0, 5)),
+                          st.floats(0.0, 100.0)), max_size=30), st.booleans())
+def test_group_max_stretch_is_each_group_max_in_key_order(rows, by_pack):
+    """Against a dict group-by: one max per (partition, pack) with packs (jobs
+    in no pack left out), else per partition, in increasing key order."""
+    from opt_sched.metrics import _group_max_stretch
+
+    partition = np.array([r[0] for r in rows], dtype=np.int64)
+    pack = np.array([np.nan if r[1] is None else r[1] for r in rows], dtype=float)
+    stretch = np.array([r[2] for r in rows], dtype=float)
+    groups: dict[tuple[int, ...], float] = {}
+    for k, p, x in rows:
+        if by_pack and p is None:
+            continue
+        key = (k, p) if by_pack else (k,)
+        groups[key] = max(groups.get(key, -np.inf), x)
+    expected = [groups[key] for key in sorted(groups)]
+    assert _group_max_stretch(partition, pack, stretch, by_pack).tolist() == expected

@@ -44,6 +44,28 @@ def test_fast_jobs_equal_checked_jobs(head, profile):
         _same_job(job, slow)
 
 
+@pytest.mark.parametrize("profile", ["none", "bn", "darshan-cori"])
+def test_adopted_phase_arrays_are_the_jobs_phases(head, profile):
+    """The conversion hands its arrays to the instance (no second walk over
+    the jobs); they must be exactly what walking the jobs gives."""
+    from opt_sched import Instance
+
+    instance = convert_trace(head, profile, seed=3, bandwidth=2.5).instance
+    walked = Instance(instance.name, instance.platform, instance.jobs)
+    assert "phase_arrays" not in walked.__dict__
+    for adopted, computed in zip(instance.phase_arrays, walked.phase_arrays):
+        assert adopted.dtype == computed.dtype
+        assert np.array_equal(adopted, computed)
+        assert not adopted.flags.writeable
+    assert instance.index == walked.index == {j.id: i for i, j in
+                                              enumerate(instance.jobs)}
+    off, w, v = walked.phase_arrays
+    with pytest.raises(ValueError, match="not this instance's phases"):
+        walked.adopt_phase_arrays(off[:-1], w, v)
+    with pytest.raises(ValueError, match="not this instance's phases"):
+        walked.adopt_phase_arrays(off, w + 1.0, v)
+
+
 def test_fast_jobs_none_walltime_and_errors():
     jobs = periodic_jobs(["a", "b"], np.array([1, 2]), np.array([1.0, 0.0]),
                          np.array([0.0, 2.0]), np.array([1, 3]),

@@ -134,7 +134,8 @@ def job_table(instance: Instance, estimate: str = "walltime") -> JobTable:
     return JobTable(
         ids=tuple(j.id for j in jobs), users=tuple(j.user for j in jobs),
         groups=tuple(j.group for j in jobs),
-        after=tuple(tuple(index[d] for d in j.after) for j in jobs), **arrays)
+        after=(tuple(tuple(index[d] for d in j.after) for j in jobs)
+               if instance.has_dependencies else ((),) * len(jobs)), **arrays)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,15 @@
 - :mod:`.engine` -- :func:`simulate`, the front door.
 """
 
-from .engine import simulate
-from .plans import OnePackPlan, PackPlan, Plan, StartsPlan
+from ..lazy import lazy_exports
 from .policies import POLICIES, POLICY_NAMES, Policy, get_policy
+
+# The batch simulator's front door and plans on first use (PEP 562): the
+# replay's ``exclusive`` model needs only the event loop (.events).
+__getattr__, __dir__ = lazy_exports(__name__, globals(), {
+    "simulate": ".engine",
+    **dict.fromkeys(("OnePackPlan", "PackPlan", "Plan", "StartsPlan"), ".plans"),
+})
 
 __all__ = [
     "POLICIES",

@@ -200,6 +200,10 @@ def convert_trace(trace: Trace, profile: str | IOProfile = "none", *, seed: int 
                          trace.walltime, trace.users, trace.groups)
     instance = Instance(name or trace.name,
                         Platform.homogeneous(1, machines, band), jobs)
+    off = np.zeros(len(jobs) + 1, np.int64)
+    np.cumsum(iterations, out=off[1:])
+    instance.adopt_phase_arrays(off, np.repeat(compute, iterations),
+                                np.repeat(volume, iterations))
     return TraceConversion(instance, io_profile.name, fractions, iterations, band,
                            alpha_of(fractions, weights), scale, load_factor,
                            dict(draw.info), start)

@@ -71,10 +71,17 @@ rule 0 job-coverage: job b is missing from the schedule
 
 from __future__ import annotations
 
+from ..lazy import lazy_exports
 from .io_rule import IoPhases, IoRule
 from .io_rules import IO_RULES, io_rule
-from .report import MAX_PER_RULE, RULES, ValidationReport, Violation
-from .validator import assert_feasible, validate
+
+# The validator and its rules on first use (PEP 562): the metrics of a
+# replay read the phase table (.table) and the I/O rule only.
+__getattr__, __dir__ = lazy_exports(__name__, globals(), {
+    **dict.fromkeys(("MAX_PER_RULE", "RULES", "ValidationReport", "Violation"),
+                    ".report"),
+    **dict.fromkeys(("assert_feasible", "validate"), ".validator"),
+})
 
 __all__ = [
     "IO_RULES",

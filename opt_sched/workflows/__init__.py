@@ -20,35 +20,27 @@ Formats and the workflows: ``instances/workflows.md``.
 
 from __future__ import annotations
 
-from .catalog import WORKFLOW_NAMES, catalog_workflow, group_workflow
+from ..lazy import lazy_exports
+
+# ``geometry`` is both a submodule and the function exported here: imported
+# now, so that importing the submodule later cannot replace the function.
 from .geometry import Geometry, geometry
-from .manifest import (
-    ManifestError,
-    Task,
-    Workflow,
-    read_manifest,
-    read_manifests,
-    workflow_from_dict,
-    workflow_to_dict,
-    write_manifest,
-)
-from .metrics import (
-    WorkflowRecord,
-    regular_slowdowns,
-    speedup,
-    utilisation,
-    workflow_records,
-)
-from .submission import (
-    MODES,
-    SubmittedWorkflow,
-    WorkflowWorkload,
-    build_workflow_workload,
-    load_workflow,
-    split_job_id,
-    workflow_instance,
-)
-from .woas import WorkflowAwareOrder, woas_order
+
+# The rest on first use (PEP 562): a replay that names no workflow imports
+# neither the queue order (WoAS, the priority engine) nor the metrics.
+__getattr__, __dir__ = lazy_exports(__name__, globals(), {
+    **dict.fromkeys(("WORKFLOW_NAMES", "catalog_workflow", "group_workflow"),
+                    ".catalog"),
+    **dict.fromkeys(("ManifestError", "Task", "Workflow", "read_manifest",
+                     "read_manifests", "workflow_from_dict", "workflow_to_dict",
+                     "write_manifest"), ".manifest"),
+    **dict.fromkeys(("WorkflowRecord", "regular_slowdowns", "speedup",
+                     "utilisation", "workflow_records"), ".metrics"),
+    **dict.fromkeys(("MODES", "SubmittedWorkflow", "WorkflowWorkload",
+                     "build_workflow_workload", "load_workflow", "split_job_id",
+                     "workflow_instance"), ".submission"),
+    **dict.fromkeys(("WorkflowAwareOrder", "woas_order"), ".woas"),
+})
 
 __all__ = [
     "MODES",

@@ -41,6 +41,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...errors import OptionError
 from ...kernels import ENV, PYTHON_BUDGET_S, choose_kernels, python_seconds
@@ -58,6 +59,11 @@ from ..arguments import (
 )
 from ..exit_codes import EXIT_OK
 from ..output import print_json
+
+if TYPE_CHECKING:
+    from ...instance import Instance
+    from ...schedule import Schedule
+    from ...validation.phase_table import PhaseTable
 
 NAME = "replay"
 HELP = "replay an online scheduler over a trace (SWF, Batsim) or workload"
@@ -513,7 +519,6 @@ def _registry_methods(args: argparse.Namespace) -> int:
     ``--validate``)."""
     from ... import methods as registry
     from ...metrics import summary_values
-    from ...validation import assert_feasible
     from ..arguments import flag
     from ..output import show_rows
 
@@ -547,7 +552,7 @@ def _registry_methods(args: argparse.Namespace) -> int:
         schedule = method.run(instance, seed=args.seed, execution=spec)
         seconds = time.perf_counter() - t0
         # the validator's phase table serves the summary: built once
-        table = assert_feasible(instance, schedule).table if args.validate else None
+        table = _validated_table(instance, schedule) if args.validate else None
         stats = summary_values(instance, schedule, phase_table=table)
         rows.append({"method": schedule.method, "execution": schedule.execution,
                      **{key: stats[key] for key in ROW_KEYS},
@@ -555,9 +560,7 @@ def _registry_methods(args: argparse.Namespace) -> int:
         if len(chosen) == 1:
             _write_outputs(args, instance, schedule, trace, _origin(conversion))
     if args.instance_out:
-        from ...json_files import write_instance
-
-        write_instance(instance, args.instance_out)
+        _write_instance(instance, args.instance_out)
     if args.json:
         print_json({"trace": str(args.trace), "instance": instance.name,
                     "jobs": instance.num_jobs,
@@ -620,11 +623,23 @@ def _say_written(args: argparse.Namespace) -> None:
             print(f"{label} written to {path}")
 
 
-def _space_sharing(args: argparse.Namespace) -> int:
+def _validated_table(instance: Instance, schedule: Schedule) -> PhaseTable:
+    """The validator's phase table of a feasible ``schedule`` (it serves the
+    summary too: built once); :class:`InfeasibleSchedule` otherwise."""
+    from ...validation import assert_feasible
+
+    return assert_feasible(instance, schedule).table
+
+
+def _write_instance(instance: Instance, path: str) -> None:
     from ...json_files import write_instance
+
+    write_instance(instance, path)
+
+
+def _space_sharing(args: argparse.Namespace) -> int:
     from ...metrics import summary_values
     from ...scheduling import replay
-    from ...validation import assert_feasible
 
     t0 = time.perf_counter()
     instance, trace, skips, conversion = _load(args)
@@ -651,10 +666,10 @@ def _space_sharing(args: argparse.Namespace) -> int:
                           kill_at_walltime=args.kill_at_walltime)
     replayed = time.perf_counter() - t1
     # the validator's phase table serves the summary below: built once
-    table = assert_feasible(instance, schedule).table if args.validate else None
+    table = _validated_table(instance, schedule) if args.validate else None
     _write_outputs(args, instance, schedule, trace, _origin(conversion))
     if args.instance_out:
-        write_instance(instance, args.instance_out)
+        _write_instance(instance, args.instance_out)
     window = None
     if args.window is not None:
         from ...experiments.window import window_gap
