@@ -68,35 +68,6 @@ def spread_windows(num_jobs: int, count: int, spread: int) -> list[tuple[int, in
             for k in range(spread)]
 
 
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return math.nan
-    pos = q * (len(ordered) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
-def _summary(rows: list[tuple[str, str, dict]]) -> None:
-    """Median and 90th percentile of X (at least), Y (at most) and the
-    width, per scheduler and objective."""
-    print()
-    print("| scheduler | objective | windows | X median | X p90 | Y median | Y p90 "
-          "| width median (points) | width p90 |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    keys = sorted({(sched, objective) for sched, objective, _ in rows})
-    for sched, objective in keys:
-        items = [item for s_, o_, item in rows if (s_, o_) == (sched, objective)
-                 and item["width"] is not None]
-        cols = []
-        for key in ("at_least", "at_most", "width"):
-            values = [item[key] for item in items]
-            show = _points if key == "width" else _pct
-            cols += [show(_quantile(values, 0.5)), show(_quantile(values, 0.9))]
-        print(f"| {sched} | {objective} | {len(items)} | " + " | ".join(cols) + " |")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", default=str(TRACE))
@@ -133,7 +104,6 @@ def main() -> int:
     windows = args.windows if args.spread is None else \
         spread_windows(instance.num_jobs, args.count, args.spread)
     reports = []
-    rows: list[tuple[str, str, dict]] = []
     for scheduler in args.schedulers:
         schedule = replay(instance, scheduler)
         print(f"\nreplayed with {scheduler} in {time.perf_counter() - started:.1f} s")
@@ -156,7 +126,6 @@ def main() -> int:
             held = (f"{w['running_jobs']} running ({w['held_nodes']} nodes), "
                     f"{w['queued_at_t0']} queued")
             for name, item in report["objectives"].items():
-                rows.append((scheduler, name, item))
                 source = item["source"] + (" (relaxation solved)"
                                            if item["cpsat_closed"] else "")
                 print(f"| {where} | {held} | {name} | {item['online']:.6g} | "
@@ -166,7 +135,14 @@ def main() -> int:
                       flush=True)
                 where = held = ""
     if args.spread is not None:
-        _summary(rows)
+        from opt_sched.experiments.window_distribution import (
+            brackets_from_reports,
+            distribution,
+            distribution_markdown,
+        )
+
+        print()
+        print(distribution_markdown(distribution(brackets_from_reports(reports))))
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     return 0
 

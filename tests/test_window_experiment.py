@@ -8,6 +8,7 @@ import csv
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from opt_sched.experiments.window_task import window_task
@@ -23,7 +24,8 @@ def test_window_gap_experiment_in_a_sweep(tmp_path):
         'name = "windows"\n\n[[groups]]\nname = "head"\n'
         f'experiment = {{ name = "window-gap", trace = "{HEAD.as_posix()}", '
         'start = [8, 16], count = 6, scheduler = ["easy", "fcfs"], '
-        'io_profile = "bn", time_limit = 2.0 }\nseeds = [0]\n')
+        'io_profile = "bn", time_limit = 2.0 }\nseeds = [0]\n\n'
+        '[outputs]\nreports = ["window-gap"]\n')
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "opt_sched", "sweep", str(spec),
                            "--out", str(out), "--workers", "2"],
@@ -48,3 +50,32 @@ def test_window_gap_experiment_in_a_sweep(tmp_path):
         assert direct[f"{objective}_online"] == pytest.approx(
             float(row[f"{objective}_online"]), rel=1e-12)
     assert row["first_job"] == str(direct["first_job"])
+    _check_report(out, rows)
+
+
+def _check_report(out, rows: list[dict[str, str]]) -> None:
+    """The ``window-gap`` report holds every task's brackets, and its table
+    the medians computed here from ``tasks.csv`` with numpy."""
+    with open(out / "window-gap.csv", newline="") as handle:
+        brackets = list(csv.DictReader(handle))
+    assert len(brackets) == 3 * len(rows)
+    for row in rows:
+        for objective in ("makespan", "max-flow-stretch", "mean-flow-time"):
+            mine = [b for b in brackets if (b["scheduler"], b["start"], b["objective"])
+                    == (row["scheduler"], row["start"], objective)]
+            assert len(mine) == 1
+            key = objective.replace("-", "_")
+            for field in ("online", "best_found", "lower_bound", "at_least",
+                          "at_most", "width"):
+                assert float(mine[0][field]) == pytest.approx(
+                    float(row[f"{key}_{field}"]), rel=1e-12, abs=1e-300)
+    text = (out / "window-gap.md").read_text()
+    assert f"{len(rows)} of {len(rows)} window tasks finished" in text
+    for scheduler in ("easy", "fcfs"):
+        x = [float(r["mean_flow_time_at_least"]) for r in rows
+             if r["scheduler"] == scheduler]
+        line = next(line for line in text.splitlines()
+                    if line.startswith(f"| {scheduler} | mean-flow-time | 2 |"))
+        median = f"{100 * float(np.quantile(x, 0.5)):,.1f} %"
+        assert median == line.split("|")[4].strip()
+    assert (out / "window-gap.png").stat().st_size > 0

@@ -11,7 +11,8 @@ report's, the object its ``write``), or a process sets
 by opt_sched's own ``pyproject.toml`` (:mod:`opt_sched.studies`):
 ``ics2020`` (seed 003), ``ijhpca2023`` (seed 000), ``goponenko`` (seed
 001), ``rodrigo2017`` (seed 002), ``gang`` (seed 004). Nothing here imports
-a study.
+a study. Built in: ``window-gap``, the report of the framework's own
+``window-gap`` experiment.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..plugins import PluginMapping, describe
+from .window_report import write_window_report
 
 __all__ = ["REPORTS", "Report", "write_report"]
 
@@ -34,8 +36,11 @@ def _check(name: str, value: Any) -> None:
                         f"{describe(value)}")
 
 
-REPORTS: PluginMapping[Report] = PluginMapping("reports", {}, _check)
-"""Report name -> ``write``; listing it loads the entry points."""
+REPORTS: PluginMapping[Report] = PluginMapping(
+    "reports", {"window-gap": write_window_report}, _check)
+"""Report name -> ``write``: ``window-gap`` (the brackets of a sweep of the
+``window-gap`` experiment, :mod:`.window_report`), then the entry points
+(listing it loads them)."""
 
 
 def write_report(name: str, spec: Any, rows: Mapping[str, Any], out: Path
