@@ -157,6 +157,24 @@ def test_count_rows_tighten_the_lp() -> None:
     assert meets_bound(counted, optimum), (counted, optimum)
 
 
+def test_refined_lp_is_finer_and_below_the_optimum() -> None:
+    """The instance of :func:`test_count_rows_tighten_the_lp` with 16
+    completion intervals per job: the LP ends at once, so ``refine`` solves
+    it again with twice the intervals (``P_ik`` lose less of each delay) and
+    keeps the larger bound: above the coarse LP, at most the brute-force
+    optimum."""
+    jobs = (Job("a", 2, (1.0,), (0.0,)), Job("b", 2, (4.0,), (0.0,)),
+            Job("c", 1, (4.0,), (0.0,)), Job("d", 1, (4.0,), (0.0,)))
+    instance = Instance("counts", Platform.homogeneous(1, 3, 1.0), jobs)
+    optimum, _ = brute_force_hpc_io(instance, "mean-flow-time")
+    coarse = interval_lp_mean_flow_bound(instance, time_limit=5.0, horizon=26.0,
+                                         intervals=16, refine=False)["interval-lp"]
+    refined = interval_lp_mean_flow_bound(instance, time_limit=5.0, horizon=26.0,
+                                          intervals=16)["interval-lp"]
+    assert coarse < refined * (1 - 1e-3)
+    assert meets_bound(refined, optimum), (refined, optimum)
+
+
 def test_most_running_counts_the_smallest_first() -> None:
     """``m_E(f)``: the most jobs of ``E`` on ``f`` nodes, against every
     subset (brute force)."""
