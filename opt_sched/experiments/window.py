@@ -172,7 +172,8 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
     # mean flow time: CP-SAT's guide rarely beats the local search (issue 27)
     local = (min(12.0, 0.4 * time_limit) if objective == "mean-flow-time"
              else min(2.0, 0.1 * time_limit))
-    heuristic = best_heuristic(window, objective, search_seconds=local)
+    heuristic = best_heuristic(window, objective, search_seconds=local,
+                               list_seconds=time_limit)
     window.validate(heuristic.schedule)
     heuristic_value = objective_value(instance, heuristic.schedule, objective)
     left = max(0.05, time_limit - (time.perf_counter() - started))
