@@ -451,7 +451,10 @@ class Instance:
         """Take ``(off, w, v)`` as :attr:`phase_arrays`, from a maker that
         built the jobs from these very arrays (the trace conversion: job
         ``i`` repeats ``w[off[i]]`` and ``v[off[i]]``), instead of walking
-        the jobs again. Checked: the shapes, and each job's first phase."""
+        the jobs again. Checked: the shapes, the first job's first compute
+        length and the last job's last volume (a cheap guard against arrays
+        of another instance, not a proof: the maker vouches for the rest,
+        and ``tests/test_traces_convert.py`` compares them)."""
         off, w, v = (np.asarray(a) for a in (off, w, v))
         n = len(self.jobs)
         if (off.shape != (n + 1,) or w.shape != v.shape or w.shape != (int(off[-1]),)

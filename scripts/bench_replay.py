@@ -120,9 +120,6 @@ def _process(args: argparse.Namespace, source: Path, name: str) -> str:
             command += ["--alpha", str(args.alpha)]
     if args.validate:
         command.append("--validate")
-    from bench_startup import write_bytecode
-
-    write_bytecode()
     t = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
@@ -139,6 +136,10 @@ def main() -> None:
     args = _arguments()
     instance, source = _load(args)
     n = instance.num_jobs
+    if args.process:
+        from bench_startup import write_bytecode
+
+        print(write_bytecode())
     with tempfile.TemporaryDirectory() as folder:
         if args.process and source is None:
             source = Path(folder) / "mira.json"

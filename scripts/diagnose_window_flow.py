@@ -33,10 +33,10 @@ OBJECTIVE = "mean-flow-time"
 
 def _window(start: int, count: int, alpha: float, seed: int, scheduler: str):
     from opt_sched.experiments.window_instance import extract_window
-    from opt_sched.experiments.window_task import _replayed, _trace_path
+    from opt_sched.experiments.window_task import replayed_trace
 
-    instance, schedule = _replayed(_trace_path("kth-sp2"), "darshan-cori", alpha,
-                                   seed, scheduler)
+    instance, schedule = replayed_trace("kth-sp2", "darshan-cori", alpha, seed,
+                                        scheduler)
     window = extract_window(instance, schedule, start, count, mode="state")
     window.validate()
     return window

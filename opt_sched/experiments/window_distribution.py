@@ -106,8 +106,7 @@ def brackets_from_rows(rows: Mapping[str, Mapping[str, Any]]) -> list[Bracket]:
                                *(_number(metrics.get(f"{key}_{field}"))
                                  for field in FIELDS)))
     return sorted(out, key=lambda b: (b.scheduler, b.start,
-                                      WINDOW_OBJECTIVES.index(b.objective)
-                                      if b.objective in WINDOW_OBJECTIVES else 99))
+                                      WINDOW_OBJECTIVES.index(b.objective)))
 
 
 def quantile(values: list[float], q: float) -> float:

@@ -10,7 +10,7 @@ for each objective the online value, the best clairvoyant schedule found
 and the proven lower bound, and the policy's distance to the optimum from
 both sides (``at_least``, ``at_most``; ``width = at_most - at_least``).
 
-The replayed trace is kept per process (:func:`_replayed`), so the windows
+The replayed trace is kept per process (:func:`replayed_trace`), so the windows
 of one trace, profile, seed and scheduler replay it once per worker.
 """
 
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["window_task"]
+__all__ = ["replayed_trace", "window_task"]
 
 
 @lru_cache(maxsize=4)
@@ -33,6 +33,16 @@ def _replayed(trace: str, io_profile: str, alpha: float, seed: int, scheduler: s
     read, _ = read_trace(trace)
     instance = convert_trace(read, io_profile, seed=seed, alpha=alpha).instance
     return instance, replay(instance, scheduler)
+
+
+def replayed_trace(trace: str, io_profile: str, alpha: float, seed: int,
+                   scheduler: str):
+    """``(instance, schedule)``: ``trace`` (a file, or ``"kth-sp2"`` for
+    KTH-SP2 in the shared data folder) with ``io_profile`` I/O at load
+    ``alpha`` drawn from ``seed``, replayed by ``scheduler``; kept per
+    process, so the windows of one trace replay it once."""
+    return _replayed(_trace_path(trace), io_profile, float(alpha), int(seed),
+                     scheduler)
 
 
 def _trace_path(text: str) -> str:
@@ -51,9 +61,8 @@ def window_task(params: Mapping[str, Any], seed: int) -> dict[str, Any]:
     ``t0`` (jobs running, queued)."""
     from .window import window_gap
 
-    instance, schedule = _replayed(_trace_path(params["trace"]), params["io_profile"],
-                                   float(params["alpha"]), int(seed),
-                                   params["scheduler"])
+    instance, schedule = replayed_trace(params["trace"], params["io_profile"],
+                                        params["alpha"], seed, params["scheduler"])
     report = window_gap(instance, schedule, int(params["start"]), int(params["count"]),
                         time_limit=float(params["time_limit"]), mode=params["mode"])
     window = report["window"]
