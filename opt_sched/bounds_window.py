@@ -358,7 +358,11 @@ def energetic_stretch_bound(instance: Instance, lower: float, upper: float, *,
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
             or not upper > lower or instance.num_jobs < 2:
         return {}
-    jobs = _jobs(instance, reservations)
+    # a job of length 0 has stretch 1 however long it waits (no deadline)
+    # and holds no node-seconds: it takes no part in the test
+    jobs = [job for job in _jobs(instance, reservations) if job.length > 0]
+    if not jobs:
+        return {}
     release = np.array([job.release for job in jobs])
     est = np.array([job.est for job in jobs])
     length = np.array([job.length for job in jobs])

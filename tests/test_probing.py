@@ -88,3 +88,73 @@ def test_ladder_share_is_checked():
     inst = opt_sched.read_instance(INSTANCES / "tiny2.json")
     with pytest.raises(opt_sched.OptionError, match="ladder_share"):
         opt_sched.solve(inst, problem="io-sched", ladder_share=1.5)
+
+
+def test_galloping_ladder_refutes_in_log_questions_and_never_passes_the_optimum():
+    """``growth=2``: the jumps double after each refutation, so a bound 100
+    below the optimum rises in a handful of questions (one at a time: 101),
+    every bound an ``INFEASIBLE`` answer, never above the optimum; the
+    bisection then closes the gap."""
+    model, z, factory = _toy(100)
+    slow = BoundSearch(lower=0)
+    ObjectiveProbe(model, z.index, factory).ladder(slow, budget=60, probe_limit=2)
+    fast = BoundSearch(lower=0)
+    probe = ObjectiveProbe(model, z.index, factory)
+    probe.ladder(fast, budget=60, probe_limit=2, growth=2.0)
+    assert len(slow.answers) == 101
+    assert len(fast.answers) <= 10
+    # the jumps: T = 0, then L + 1 - 1, L + 2 - 1, L + 4 - 1, ...
+    targets = [t for t, _, _ in fast.answers]
+    assert targets[:5] == [0, 1, 3, 7, 15]
+    assert all(t < 100 for t, a, _ in fast.answers if a == "infeasible")
+    assert fast.lower <= 100 and fast.upper is not None and fast.upper >= 100
+    probe.bisect(fast, budget=60, growth=2.0)
+    assert fast.closed and fast.lower == fast.upper == 100
+
+
+def test_galloping_bisection_climbs_from_the_bound_after_an_open_question():
+    """The bisection's climb (after a question left open) gallops too, and
+    restarts from ``step`` after an open jump: simulated with a probe whose
+    questions above ``T = 60`` stay open (a hard region), optimum 100; the
+    bound reaches 61 (the last refutable value + 1) and never more."""
+    model, z, factory = _toy(100)
+
+    class HardAbove(ObjectiveProbe):
+        def ask(self, search, target, time_limit, params=None):
+            if target > 60:
+                search.answers.append((target, "unknown", 0.0))
+                return "unknown"
+            return super().ask(search, target, time_limit, params)
+
+    for growth in (1.0, 2.0):
+        search = BoundSearch(lower=10, upper=200, solver=object())
+        HardAbove(model, z.index, factory).bisect(search, budget=30, growth=growth)
+        assert search.lower == 61, growth
+        refuted = [t for t, a, _ in search.answers if a == "infeasible"]
+        assert max(refuted) == 60
+    # the galloping climb asked far fewer questions than one step at a time
+    slow = BoundSearch(lower=10, upper=200, solver=object())
+    HardAbove(model, z.index, factory).bisect(slow, budget=30)
+    fast = BoundSearch(lower=10, upper=200, solver=object())
+    HardAbove(model, z.index, factory).bisect(fast, budget=30, growth=2.0)
+    assert len(fast.answers) < len(slow.answers)
+
+
+def test_ladder_growth_is_checked():
+    inst = opt_sched.read_instance(INSTANCES / "tiny2.json")
+    with pytest.raises(opt_sched.OptionError, match="ladder_growth"):
+        opt_sched.solve(inst, problem="io-sched", ladder_growth=0.5)
+
+
+def test_bisection_can_skip_its_opening_question():
+    """``first_share=0``: the bisection does not open with "is the incumbent
+    optimal?" (``U - step``) but with the midpoint, and still closes the
+    gap; by default it opens with ``U - step``."""
+    model, z, factory = _toy(40)
+    opened = BoundSearch(lower=0, upper=100, solver=object())
+    ObjectiveProbe(model, z.index, factory).bisect(opened, budget=30)
+    assert opened.answers[0][0] == 99
+    skipped = BoundSearch(lower=0, upper=100, solver=object())
+    ObjectiveProbe(model, z.index, factory).bisect(skipped, budget=30, first_share=0)
+    assert skipped.answers[0][0] == 49
+    assert skipped.closed and skipped.lower == skipped.upper == 40

@@ -128,6 +128,35 @@ def test_bracket_holds_the_brute_force_optimum(instance: Instance, data,
             assert meets_bound(optimum, item["best_found"])
 
 
+def test_a_zero_length_job_has_no_deadline_in_the_stretch_bounds() -> None:
+    """Found by the test above: a job of length 0 (stretch 1 by definition,
+    however long it waits) that cannot start before the running jobs free
+    its nodes made the energetic test refute every stretch ("it cannot meet
+    its deadline r_i + x T_i = r_i even alone"), a bound of 1.75 above the
+    optimum 5/3. Its wait costs nothing and it holds no node-seconds."""
+    from opt_sched import Partition
+
+    def job(name, nodes, compute, volume, release, walltime):
+        return Job(name, nodes, compute, volume, release=release, walltime=walltime)
+
+    instance = Instance("online", Platform((Partition(8, 0.5),)), (
+        job("j0", 3, (0.0,), (3.0,), 10.0, 6.0),
+        job("j1", 6, (0.0,), (0.0,), 12.0, 0.5),
+        job("j2", 1, (3.0,), (0.0,), 11.0, 3.0),
+        job("j3", 5, (0.0, 0.0, 3.5), (0.0, 2.5, 0.0), 6.0, 8.5)))
+    schedule = replay(instance, "easy")
+    window = extract_window(instance, schedule, 0, 3, mode="state")
+    optimum, found = brute_force_hpc_io(window.instance, "max-flow-stretch",
+                                        reservations=window.reservations)
+    assert_feasible(*window.with_running(found))
+    report = window_gap(instance, schedule, 0, 3, time_limit=1.0, mode="state")
+    item = report["objectives"]["max-flow-stretch"]
+    for name, value in item["bounds"].items():
+        assert meets_bound(value, optimum), (name, value, optimum)
+    assert meets_bound(item["lower_bound"], optimum)
+    assert meets_bound(optimum, item["best_found"])
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_cpsat_guided_schedules_are_feasible(seed: int) -> None:
     """The schedule CP-SAT's orders give (simulated at the true lengths) is

@@ -49,11 +49,22 @@ from ..schedule import Schedule
 from .window_instance import Window, extract_window
 from .window_schedules import best_heuristic
 
-__all__ = ["WINDOW_OBJECTIVES", "WINDOW_PROBLEM", "best_schedule", "window_bounds",
+__all__ = ["BOUND_SEARCH", "WINDOW_OBJECTIVES", "WINDOW_PROBLEM", "best_schedule",
+           "window_bounds",
            "window_gap"]
 
 WINDOW_PROBLEM = "hpc-io-reserved"
 """The exact problem of a window (:mod:`opt_sched.exact.registry`)."""
+
+BOUND_SEARCH = {"ladder_growth": 2.0, "incumbent_question_share": 0.0}
+"""How CP-SAT's questions climb from the combinatorial bound on a window
+(:mod:`opt_sched.exact.cpsat.search`): on a trace window that bound is often
+10-30 % below the best schedule while CP-SAT refutes each question in a
+fraction of a second, so the climbs gallop (each refutation doubles the
+next jump, :meth:`~opt_sched.exact.cpsat.probing.ObjectiveProbe.ladder`),
+and the bisection skips its opening question "is the incumbent optimal?",
+which took half of its time and was never answered on the ten widest
+KTH-SP2 makespan windows (``models/window-gap.md``)."""
 
 WINDOW_OBJECTIVES = ("makespan", "max-flow-stretch", "mean-flow-time")
 """The objectives of the window gap, in report order."""
@@ -136,7 +147,8 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
     result = solve(instance, WINDOW_PROBLEM, objective, "cpsat",
                    time_limit=time_limit, num_workers=num_workers, seed=seed,
                    reserved=window, known_bound=combinatorial, search_share=0.0,
-                   incumbent=incumbent if incumbent is not None else window.schedule)
+                   incumbent=incumbent if incumbent is not None else window.schedule,
+                   **BOUND_SEARCH)
     seconds = time.perf_counter() - started
     cpsat = result.info.get("reserved_bound", combinatorial)
     bounds["cpsat"] = cpsat

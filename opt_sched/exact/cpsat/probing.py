@@ -146,12 +146,23 @@ class ObjectiveProbe:
         return answer
 
     def ladder(self, search: BoundSearch, budget: float, probe_limit: float,
-               step: int = 1, params: Mapping[str, Any] | None = None) -> None:
+               step: int = 1, params: Mapping[str, Any] | None = None,
+               growth: float = 1.0) -> None:
         """Climb from the proven bound: ask ``T = L`` first (is the bound
         tight?), then ``T = L + step - 1``, while the answers are
         ``INFEASIBLE`` and ``budget`` seconds last. Each question gets at
         most ``probe_limit`` seconds; a solution or a question left open ends
         the climb.
+
+        With ``growth > 1`` the climb gallops: after each refutation the
+        next jump is ``growth`` times the last (``step``, ``growth *
+        step``, ...), and a question left open after a jump longer than
+        ``step`` starts again from ``step`` instead of ending the climb.
+        Every bound still comes from an ``INFEASIBLE`` answer; only the
+        questions differ. A bound far below the optimum (a window of a
+        trace with its I/O, where CP-SAT refutes each ``T`` in 0.1-0.2 s
+        but the climb by ``1e-4 L`` covers 0.3 % of the gap in 15 s) then
+        rises in ``log`` of the gap questions.
 
         Cheap when the combinatorial bound is tight or nearly so, which is
         the common case (Jackson's bound equals the IO-SCHED optimum on most
@@ -160,6 +171,8 @@ class ObjectiveProbe:
         confines every operation to a narrow window.
         """
         clock = Stopwatch()
+        base = max(1, step)
+        jump = base
         target = search.lower
         while not search.closed and budget - clock() > 0.05:
             if search.upper is not None:
@@ -168,36 +181,62 @@ class ObjectiveProbe:
                 break
             limit = min(probe_limit, budget - clock())
             answer = self.ask(search, target, limit, params)
-            if answer != "infeasible":
+            if answer == "infeasible":
+                target = search.lower + jump - 1
+                jump = _grown(jump, growth)
+            elif answer == "unknown" and target > search.lower + base - 1:
+                jump = base  # the jump was too long: climb again from the bound
+                target = search.lower + base - 1
+            else:
                 break
-            target = search.lower + max(1, step) - 1
 
     def bisect(self, search: BoundSearch, budget: float,
-               params: Mapping[str, Any] | None = None, step: int = 1) -> None:
+               params: Mapping[str, Any] | None = None, step: int = 1,
+               growth: float = 1.0, first_share: float = 0.5) -> None:
         """Ask first "``<= U - step``?" (is the incumbent optimal, or within
-        ``step``?) with half the budget, then bisect between the proven bound
+        ``step``?) with ``first_share`` of the budget (half by default; 0:
+        not asked), then bisect between the proven bound
         ``L`` and the incumbent ``U`` (``T = floor((L + U - 1) / 2)``), each
         question capped at a third of the time left (at least 1 s), except
         ``T = L``, which gets all of it. A question left open switches to
         climbing from ``L`` by ``step`` (``T = L + step - 1``, the easiest
         questions) with all the time left; one left open there ends the
-        search."""
+        search. With ``growth > 1`` that climb gallops as in :meth:`ladder`:
+        its jumps longer than ``step`` are capped at a quarter of the time
+        left (at least 1 s), and one left open starts again from ``step``."""
         clock = Stopwatch()
         step = max(1, step)
-        if search.upper is not None and search.upper - step > search.lower:
+        if search.upper is not None and search.upper - step > search.lower \
+                and first_share > 0:
             # is the incumbent optimal? (often, once the optimisation stalls)
-            self.ask(search, search.upper - step, budget / 2, params)
+            self.ask(search, search.upper - step, first_share * budget, params)
         ascending = False
+        jump = step
         while search.upper is not None and not search.closed \
                 and budget - clock() > 0.05:
             remaining = budget - clock()
-            target = min(search.lower + step - 1, search.upper - 1) if ascending \
+            target = min(search.lower + jump - 1, search.upper - 1) if ascending \
                 else (search.lower + search.upper - 1) // 2
             # the last open question (U = L + 1) gets all the time left
-            cap = remaining if ascending or target == search.lower else \
-                min(remaining, max(1.0, remaining / 3))
+            if ascending and jump > step:
+                cap = min(remaining, max(1.0, remaining / 4))
+            elif ascending or target == search.lower:
+                cap = remaining
+            else:
+                cap = min(remaining, max(1.0, remaining / 3))
             answer = self.ask(search, target, cap, params)
             if answer == "unknown":
+                if ascending and jump > step:
+                    jump = step
+                    continue
                 if ascending:
                     break
                 ascending = True
+            elif ascending and answer == "infeasible":
+                jump = _grown(jump, growth)
+
+
+def _grown(jump: int, growth: float) -> int:
+    """The next jump of a galloping climb: ``growth`` times ``jump`` (at
+    least ``jump``; ``growth = 1`` keeps the step)."""
+    return max(jump, math.floor(jump * growth))

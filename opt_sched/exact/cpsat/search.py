@@ -116,7 +116,7 @@ def minimise(model: Any, objective: Any, settings: CpsatSettings,
         tell("cpsat: bound ladder")
         probe.ladder(bounds, settings.ladder_share * total,
                      probe_limit=max(0.5, 0.02 * total), step=step,
-                     params=ladder_params)
+                     params=ladder_params, growth=settings.ladder_growth)
     search = Search(bounds, bounds.solver)
     if not bounds.closed:
         tell("cpsat: optimise")
@@ -125,7 +125,9 @@ def minimise(model: Any, objective: Any, settings: CpsatSettings,
     if probe is not None and not bounds.closed and not bounds.infeasible \
             and bounds.upper is not None:
         tell("cpsat: bisect")
-        probe.bisect(bounds, total - clock(), step=step)
+        probe.bisect(bounds, total - clock(), step=step,
+                     growth=settings.ladder_growth,
+                     first_share=settings.incumbent_question_share)
     if bounds.rounds:
         search.info.update(lower_bounding_rounds=bounds.rounds, probes=bounds.answers)
     return search

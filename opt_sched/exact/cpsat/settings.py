@@ -110,8 +110,12 @@ class CpsatSettings:
     ``lower_bounding``, the bound ladder for at most ``ladder_share``,
     climbing by ``max(1, floor(ladder_step * L))`` model units from the
     bound ``L`` (its questions' full search being ``probe_subsolvers`` on 2
-    workers), then optimisation until ``lower_bounding_start``, then
-    bisection; without it, optimisation alone.
+    workers; with ``ladder_growth > 1`` each refutation makes the next jump
+    that many times longer, :meth:`~.probing.ObjectiveProbe.ladder`), then
+    optimisation until ``lower_bounding_start``, then bisection (whose
+    climb gallops too), opened by the question "is the incumbent optimal?"
+    with ``incumbent_question_share`` of its time (0: not asked); without
+    it, optimisation alone.
     """
 
     EXPORT_SUFFIXES: ClassVar[tuple[str, ...]] = (".pb", ".pbtxt")
@@ -129,6 +133,8 @@ class CpsatSettings:
     lower_bounding_start: float = 0.3
     ladder_share: float = 0.15
     ladder_step: float = 1e-4
+    ladder_growth: float = 1.0
+    incumbent_question_share: float = 0.5
     probe_subsolvers: Sequence[str] = ("no_lp",)
 
     def __post_init__(self) -> None:
@@ -152,12 +158,18 @@ class CpsatSettings:
                 or not all(isinstance(s, str) for s in self.subsolvers)):
             raise OptionError(f"subsolvers={self.subsolvers!r} must be a list of "
                               "CP-SAT subsolver names")
-        for name in ("lower_bounding_start", "ladder_share"):
+        for name in ("lower_bounding_start", "ladder_share",
+                     "incumbent_question_share"):
             _share(name, getattr(self, name))
         if isinstance(self.ladder_step, bool) \
                 or not isinstance(self.ladder_step, (int, float)) \
                 or not 0 <= self.ladder_step < 1:
             raise OptionError(f"ladder_step={self.ladder_step!r} must be in [0, 1)")
+        if isinstance(self.ladder_growth, bool) \
+                or not isinstance(self.ladder_growth, (int, float)) \
+                or not 1 <= self.ladder_growth <= 1e3:
+            raise OptionError(f"ladder_growth={self.ladder_growth!r} must be in "
+                              "[1, 1000]")
 
     def _bad_export(self) -> None:
         raise OptionError(f"export={self.export!r}: CP-SAT writes .pb or .pbtxt "
