@@ -50,8 +50,7 @@ from .window_instance import Window, extract_window
 from .window_schedules import best_heuristic
 
 __all__ = ["BOUND_SEARCH", "WINDOW_OBJECTIVES", "WINDOW_PROBLEM", "best_schedule",
-           "window_bounds",
-           "window_gap"]
+           "window_bounds", "window_gap"]
 
 WINDOW_PROBLEM = "hpc-io-reserved"
 """The exact problem of a window (:mod:`opt_sched.exact.registry`)."""

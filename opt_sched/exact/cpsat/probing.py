@@ -161,7 +161,7 @@ class ObjectiveProbe:
         Every bound still comes from an ``INFEASIBLE`` answer; only the
         questions differ. A bound far below the optimum (a window of a
         trace with its I/O, where CP-SAT refutes each ``T`` in 0.1-0.2 s
-        but the climb by ``1e-4 L`` covers 0.3 % of the gap in 15 s) then
+        but the climb by ``1e-4 L`` covers 0.3 % of the gap in its time) then
         rises in ``log`` of the gap questions.
 
         Cheap when the combinatorial bound is tight or nearly so, which is
