@@ -55,7 +55,8 @@ from .instance import Instance
 from .rate_profile import srpt_completions
 from .reservations import Reservations
 
-__all__ = ["HOLDS_UNDER", "beside_mean_flow_bound", "energetic_stretch_bound",
+__all__ = ["HOLDS_UNDER", "beside_completion_bounds", "beside_knapsack_and_job",
+           "beside_mean_flow_bound", "energetic_stretch_bound",
            "exclusive_mean_flow_bound", "exclusive_stretch_bound",
            "split_mean_flow_bound"]
 
@@ -427,7 +428,17 @@ def _beside_penalty(tau: np.ndarray, cap: np.ndarray, est: np.ndarray,
 def beside_mean_flow_bound(instance: Instance, *,
                            reservations: Reservations | None = None,
                            max_steps: int = 200_000) -> dict[str, float]:
-    """``{"beside-knapsack": bound}`` on the mean flow time
+    """``{"beside-knapsack": bound}`` on the mean flow time: the bound of
+    :func:`beside_knapsack_and_job`."""
+    return beside_knapsack_and_job(instance, reservations=reservations,
+                                   max_steps=max_steps)[0]
+
+
+def beside_knapsack_and_job(instance: Instance, *,
+                            reservations: Reservations | None = None,
+                            max_steps: int = 200_000
+                            ) -> tuple[dict[str, float], int | None]:
+    """``({"beside-knapsack": bound}, j)``: a bound on the mean flow time
     (``models/mean-flow-lp.md``, "A job and what runs beside it"): for a job
     ``j`` and every start ``S_j`` in ``[s, s + T_j/2)``, ``j`` runs at
     ``tau = s + T_j/2`` (and just before ``s + T_j``), so the other jobs
@@ -438,13 +449,16 @@ def beside_mean_flow_bound(instance: Instance, *,
     ``sum C_i >= min over s`` of that, ``s`` from ``est_j`` in steps
     ``T_j/2`` until ``j``'s own delay alone passes the least so far (or
     ``max_steps`` steps, the rest counted by that delay alone). The best
-    ``j``. One partition, no dependencies (empty otherwise)."""
+    ``j``, returned too (``None`` when no job gave a bound): the job to
+    branch on in :func:`opt_sched.bounds_window_lp.
+    branched_lp_mean_flow_bound`. One partition, no dependencies (``({},
+    None)`` otherwise)."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies:
-        return {}
+        return {}, None
     jobs = _jobs(instance, reservations)
     n = len(jobs)
     if n < 2:
-        return {}
+        return {}, None
     capacity = instance.platform.partitions[0].nodes
     rate = (reservations.node_profile(capacity) if reservations is not None
             else None)
@@ -460,7 +474,7 @@ def beside_mean_flow_bound(instance: Instance, *,
         k = np.clip(np.searchsorted(rate.starts, t, side="right") - 1, 0, None)
         return rate.rates[k]
 
-    best = base
+    per_job: dict[int, float] = {}
     steps_left = max_steps
     for j in sorted(range(n), key=lambda i: -nodes[i]):
         if length[j] <= 0 or steps_left <= 0:
@@ -487,6 +501,81 @@ def beside_mean_flow_bound(instance: Instance, *,
                 break
         else:
             least = min(least, base - ect[j] + max(ect[j], start + length[j]))
-        best = max(best, least)
+        per_job[j] = least
+    best = max([base, *per_job.values()])
     releases = math.fsum(job.release for job in jobs)
-    return {"beside-knapsack": (best - releases) / n}
+    job = max(per_job, key=per_job.__getitem__) if per_job else None
+    return {"beside-knapsack": (best - releases) / n}, job
+
+
+def beside_completion_bounds(instance: Instance, job: int, points: np.ndarray, *,
+                             reservations: Reservations | None = None,
+                             max_steps: int = 20_000) -> np.ndarray:
+    """The knapsack argument of :func:`beside_mean_flow_bound` by the
+    completion of job ``j = job`` (``models/mean-flow-lp.md``, "The LP
+    branched on a job's completion"): for each ``k``, a lower bound on
+    ``sum_i C_i - sum_i r_i`` over the schedules with ``C_j`` in
+    ``[points[k], points[k+1])`` (the last range unbounded; ``points``
+    increasing from at most ``ect_j``). For ``C_j`` in ``[c, c + T_j/2)``,
+    ``j`` runs on ``[C_j - T_j, C_j)``, which holds ``[c - T_j/2, c)``, so
+    at ``tau = c - T_j/2`` and ``tau = c - 1e-9 T_j`` the other jobs running
+    hold at most ``f(tau) - Q_j`` nodes; ``sum C_i >= max(ect_j, c) +
+    sum_{i != j} ect_i + K(tau)``. Each range is scanned in steps of
+    ``T_j/2`` (for the last, until ``j``'s own delay passes the least so
+    far), at most ``max_steps`` in all; the rest of a range counts ``j``'s
+    own delay alone. ``-inf`` everywhere for a job of length 0, or an
+    instance the bound does not cover (more than one partition, dependencies)."""
+    points = np.asarray(points, float)
+    out = np.full(len(points), -math.inf)
+    if instance.platform.num_partitions != 1 or instance.has_dependencies:
+        return out
+    jobs = _jobs(instance, reservations)
+    n = len(jobs)
+    capacity = instance.platform.partitions[0].nodes
+    rate = (reservations.node_profile(capacity) if reservations is not None
+            else None)
+    est = np.array([x.est for x in jobs])
+    ect = np.array([x.ect for x in jobs])
+    length = np.array([x.length for x in jobs])
+    nodes = np.array([x.nodes for x in jobs], float)
+    if not length[job] > 0 or not len(points) or points[0] > ect[job]:
+        return out
+    base = math.fsum(ect.tolist()) - math.fsum(x.release for x in jobs)
+    keep = np.arange(n) != job
+    half = length[job] / 2
+
+    def free(t: np.ndarray) -> np.ndarray:
+        if rate is None:
+            return np.full(t.shape, float(capacity))
+        k = np.clip(np.searchsorted(rate.starts, t, side="right") - 1, 0, None)
+        return rate.rates[k]
+
+    def values(c: np.ndarray) -> np.ndarray:
+        own = base - ect[job] + np.maximum(ect[job], c)
+        extra = np.zeros(len(c))
+        for tau in (c - half, c - length[job] * 1e-9):
+            cap = np.maximum(free(tau) - nodes[job], 0.0)
+            extra = np.maximum(extra, _beside_penalty(
+                tau, cap, est[keep], ect[keep], length[keep], nodes[keep], capacity))
+        return own + extra
+
+    steps_left = max_steps
+    for k in range(len(points)):
+        lower = float(points[k])
+        upper = float(points[k + 1]) if k + 1 < len(points) else math.inf
+        least = math.inf
+        c = lower
+        while c < upper and steps_left > 0:
+            m = int(min(2048, steps_left,
+                        math.ceil((upper - c) / half) if upper < math.inf else 2048))
+            m = max(m, 1)
+            steps_left -= m
+            starts = c + half * np.arange(m)
+            least = min(least, float(values(starts).min()))
+            c = c + half * m
+            if upper == math.inf and base - ect[job] + max(ect[job], c) >= least:
+                break
+        if c < upper:  # the rest of the range: j's own delay alone
+            least = min(least, base - ect[job] + max(ect[job], c))
+        out[k] = least
+    return out

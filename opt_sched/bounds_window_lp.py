@@ -63,6 +63,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -71,9 +72,11 @@ from .bounds_flow import _jobs
 from .instance import Instance
 from .reservations import Reservations
 
-__all__ = ["HOLDS_UNDER", "interval_lp_mean_flow_bound", "lagrangian_bound"]
+__all__ = ["HOLDS_UNDER", "branched_lp_mean_flow_bound", "interval_lp_mean_flow_bound",
+           "lagrangian_bound"]
 
-HOLDS_UNDER: dict[str, frozenset[str]] = {"interval-lp": frozenset({"exclusive"})}
+HOLDS_UNDER: dict[str, frozenset[str]] = {
+    name: frozenset({"exclusive"}) for name in ("interval-lp", "branched-lp")}
 """The I/O rows need one phase at a time and the reserved busy intervals at
 full bandwidth (the exclusive rule); the node rows hold under any model."""
 
@@ -622,13 +625,18 @@ def _one_lp(instance: Instance, reservations: Reservations | None,
 
 
 def _propose_in_subprocess(data: dict[str, np.ndarray], masks: np.ndarray,
-                           time_limit: float, counts: bool
+                           time_limit: float, counts: bool,
+                           branch: tuple[int, np.ndarray] | None = None
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """HiGHS in a fresh interpreter (:func:`_main`): the branches ``masks``,
+    or with ``branch = (job, floors)`` :func:`propose_best_first`."""
+    extra = {} if branch is None else {"branch_job": np.array(branch[0]),
+                                       "branch_floors": branch[1]}
     with tempfile.TemporaryDirectory(prefix="opt-sched-lp-") as folder:
         request = os.path.join(folder, "request.npz")
         answer = os.path.join(folder, "answer.npz")
         np.savez(request, time_limit=np.array(time_limit), masks=masks,
-                 counts=np.array(counts), **data)
+                 counts=np.array(counts), **extra, **data)
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "opt_sched.bounds_window_lp", request, answer],
@@ -642,6 +650,93 @@ def _propose_in_subprocess(data: dict[str, np.ndarray], masks: np.ndarray,
                     out["sets"].astype(bool))
 
 
+def _job_mask(data: dict[str, np.ndarray], job: int, k: int) -> np.ndarray:
+    """``allowed``: job ``job`` completes in its interval ``k``, the others
+    anywhere."""
+    mask = np.ones(data["lo"].shape)
+    mask[job] = 0.0
+    mask[job, k] = 1.0
+    return mask
+
+
+def propose_best_first(data: dict[str, np.ndarray], job: int, floors: np.ndarray,
+                       time_limit: float, counts: bool = True
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Best-first branching on job ``job``'s completion interval: the
+    interval of least value (``floors``, then the larger of it and its
+    branch's Lagrangian bound once solved) is solved next, with
+    :func:`propose_multipliers`, until the least is a solved one or the
+    time is up. Rows ``(interval, kind, s index, t index, set index)``, as
+    :func:`propose_branches`."""
+    stop = time.perf_counter() + time_limit
+    n = data["lo"].shape[0]
+    value = np.asarray(floors, float).copy()
+    solved = np.zeros(len(value), bool)
+    rows, lams, sets = [np.zeros((0, 5), int)], [np.zeros(0)], [np.zeros((0, n), bool)]
+    offset = 0
+    while True:
+        left = stop - time.perf_counter()
+        k = int(np.argmin(value))
+        if solved[k] or left <= 0.05:
+            break
+        mask = _job_mask(data, job, k)
+        r, lam, members = propose_multipliers(data, min(left, max(0.5, time_limit / 4)),
+                                              mask, counts)
+        solved[k] = True
+        value[k] = max(value[k], lagrangian_bound(data, r, lam, mask, members))
+        r = r.reshape(-1, 4).copy()
+        r[r[:, 3] >= 0, 3] += offset
+        offset += len(members)
+        rows.append(np.column_stack([np.full(len(r), k, int), r]))
+        lams.append(lam)
+        sets.append(members)
+    return (np.concatenate(rows).astype(int), np.concatenate(lams),
+            np.concatenate(sets).astype(bool))
+
+
+def branched_lp_mean_flow_bound(
+        instance: Instance, job: int, *, reservations: Reservations | None = None,
+        floors: Callable[[np.ndarray], np.ndarray] | None = None,
+        time_limit: float = 5.0, horizon: float | None = None,
+        intervals: int = _INTERVALS, in_process: bool = False) -> dict[str, float]:
+    """``{"branched-lp": bound}`` on the mean flow time
+    (``models/mean-flow-lp.md``, "The LP branched on a job's completion"):
+    every schedule has ``C_j`` (``j = job``) in one of ``j``'s completion
+    intervals ``[P_jk, P_j,k+1)``; for each, the larger of ``floors(P_j)[k]``
+    (a lower bound of ``sum_i (C_i - r_i)`` given by the caller for the
+    schedules with ``C_j`` in that interval, e.g.
+    :func:`opt_sched.bounds_window.beside_completion_bounds`; ``-inf``
+    without) and, for the intervals the best-first search solved, the
+    Lagrangian bound of the LP with ``x_jk = 1``; the bound is the least
+    over the intervals. Empty when the LP subprocess fails, or for an
+    instance the LP does not cover."""
+    if instance.platform.num_partitions != 1 or instance.has_dependencies \
+            or not 0 <= job < instance.num_jobs:
+        return {}
+    data = _lp_data(instance, reservations, horizon, intervals)
+    releases = math.fsum(data["releases"].tolist())
+    points = data["lo"][job]
+    floor = np.full(len(points), -math.inf) if floors is None else \
+        np.asarray(floors(points), float) + releases
+    if in_process:
+        rows, lam, sets = propose_best_first(data, job, floor, time_limit)
+    else:
+        proposal = _propose_in_subprocess(data, np.zeros((0, 1, 1)), time_limit, True,
+                                          branch=(job, floor))
+        if proposal is None:
+            return {}
+        rows, lam, sets = proposal
+    value = floor.copy()
+    for k in np.unique(rows[:, 0]).tolist():
+        picked = rows[:, 0] == k
+        value[k] = max(value[k], lagrangian_bound(
+            data, rows[picked, 1:], lam[picked], _job_mask(data, job, k), sets))
+    total = float(value.min())
+    if not math.isfinite(total):
+        return {}
+    return {"branched-lp": (total - releases) / instance.num_jobs}
+
+
 def _main(argv: list[str]) -> int:
     """``python -m opt_sched.bounds_window_lp REQUEST ANSWER`` (npz files)."""
     request, answer = argv
@@ -651,7 +746,12 @@ def _main(argv: list[str]) -> int:
     masks = data.pop("masks")
     legacy = "counts" not in data  # a caller without count rows: its format
     counts = not legacy and bool(data.pop("counts"))
-    rows, lam, sets = propose_branches(data, masks, limit, counts)
+    if "branch_job" in data:
+        job = int(data.pop("branch_job"))
+        floors = data.pop("branch_floors")
+        rows, lam, sets = propose_best_first(data, job, floors, limit, counts)
+    else:
+        rows, lam, sets = propose_branches(data, masks, limit, counts)
     tmp = answer + ".part.npz"
     if legacy:
         np.savez(tmp, rows=rows[:, :4], lam=lam)

@@ -108,7 +108,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                 "bound_note": None if bounds else no_bound_note(execution)}
     if objective == "mean-flow-time":
         from ..bounds_window import (
-            beside_mean_flow_bound,
+            beside_knapsack_and_job,
             exclusive_mean_flow_bound,
             split_mean_flow_bound,
         )
@@ -116,7 +116,9 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         bounds.update(split_mean_flow_bound(instance, reservations=reservations,
                                             time_limit=min(2.0, 0.05 * time_limit)))
         bounds.update(exclusive_mean_flow_bound(instance, reservations=reservations))
-        bounds.update(beside_mean_flow_bound(instance, reservations=reservations))
+        knapsack, branch_job = beside_knapsack_and_job(instance,
+                                                       reservations=reservations)
+        bounds.update(knapsack)
         from ..bound_models import interval_lp_holds
         from ..bounds_window_lp import interval_lp_mean_flow_bound
 
@@ -128,6 +130,23 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
             bounds.update(interval_lp_mean_flow_bound(
                 instance, reservations=reservations, horizon=horizon,
                 time_limit=min(10.0, 0.5 * time_limit)))
+            lp_bound = bounds.get("interval-lp", -float("inf"))
+            if branch_job is not None and bounds["beside-knapsack"] >= lp_bound:
+                # the knapsack's job branched on: per completion interval the
+                # larger of the knapsack and the LP (models/mean-flow-lp.md);
+                # only where the knapsack is the better bound (elsewhere its
+                # intervals are too weak to lift within the time)
+                from functools import partial
+
+                from ..bounds_window import beside_completion_bounds
+                from ..bounds_window_lp import branched_lp_mean_flow_bound
+
+                bounds.update(branched_lp_mean_flow_bound(
+                    instance, branch_job, reservations=reservations,
+                    horizon=horizon,
+                    floors=partial(beside_completion_bounds, instance, branch_job,
+                                   reservations=reservations),
+                    time_limit=min(5.0, 0.15 * time_limit)))
             time_limit = max(0.1, time_limit - (time.perf_counter() - lp_started))
     if objective == "max-flow-stretch":
         from ..bounds_window import energetic_stretch_bound, exclusive_stretch_bound
