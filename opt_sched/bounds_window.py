@@ -425,6 +425,30 @@ def _beside_penalty(tau: np.ndarray, cap: np.ndarray, est: np.ndarray,
     return penalty.sum(axis=1) - saved[np.arange(m), room]
 
 
+def _beside_data(instance: Instance, reservations: Reservations | None
+                 ) -> tuple[list, int, Callable[[np.ndarray], np.ndarray],
+                            np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the knapsack bounds read: the jobs (:func:`opt_sched.bounds_flow.
+    _jobs`), the partition's nodes, ``f(t)`` the nodes free of the holds (a
+    function of an array of instants), and the arrays ``est``, ``ect``,
+    ``T`` and ``Q`` (one partition)."""
+    jobs = _jobs(instance, reservations)
+    capacity = instance.platform.partitions[0].nodes
+    rate = (reservations.node_profile(capacity) if reservations is not None
+            else None)
+
+    def free(t: np.ndarray) -> np.ndarray:
+        if rate is None:
+            return np.full(t.shape, float(capacity))
+        k = np.clip(np.searchsorted(rate.starts, t, side="right") - 1, 0, None)
+        return rate.rates[k]
+
+    return (jobs, capacity, free, np.array([job.est for job in jobs]),
+            np.array([job.ect for job in jobs]),
+            np.array([job.length for job in jobs]),
+            np.array([job.nodes for job in jobs], float))
+
+
 def beside_mean_flow_bound(instance: Instance, *,
                            reservations: Reservations | None = None,
                            max_steps: int = 200_000) -> dict[str, float]:
@@ -455,24 +479,12 @@ def beside_knapsack_and_job(instance: Instance, *,
     None)`` otherwise)."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies:
         return {}, None
-    jobs = _jobs(instance, reservations)
+    jobs, capacity, free, est, ect, length, nodes = _beside_data(instance,
+                                                                 reservations)
     n = len(jobs)
     if n < 2:
         return {}, None
-    capacity = instance.platform.partitions[0].nodes
-    rate = (reservations.node_profile(capacity) if reservations is not None
-            else None)
-    est = np.array([job.est for job in jobs])
-    ect = np.array([job.ect for job in jobs])
-    length = np.array([job.length for job in jobs])
-    nodes = np.array([job.nodes for job in jobs], float)
     base = math.fsum(ect.tolist())
-
-    def free(t: np.ndarray) -> np.ndarray:
-        if rate is None:
-            return np.full(t.shape, float(capacity))
-        k = np.clip(np.searchsorted(rate.starts, t, side="right") - 1, 0, None)
-        return rate.rates[k]
 
     per_job: dict[int, float] = {}
     steps_left = max_steps
@@ -529,26 +541,14 @@ def beside_completion_bounds(instance: Instance, job: int, points: np.ndarray, *
     out = np.full(len(points), -math.inf)
     if instance.platform.num_partitions != 1 or instance.has_dependencies:
         return out
-    jobs = _jobs(instance, reservations)
+    jobs, capacity, free, est, ect, length, nodes = _beside_data(instance,
+                                                                 reservations)
     n = len(jobs)
-    capacity = instance.platform.partitions[0].nodes
-    rate = (reservations.node_profile(capacity) if reservations is not None
-            else None)
-    est = np.array([x.est for x in jobs])
-    ect = np.array([x.ect for x in jobs])
-    length = np.array([x.length for x in jobs])
-    nodes = np.array([x.nodes for x in jobs], float)
     if not length[job] > 0 or not len(points) or points[0] > ect[job]:
         return out
     base = math.fsum(ect.tolist()) - math.fsum(x.release for x in jobs)
     keep = np.arange(n) != job
     half = length[job] / 2
-
-    def free(t: np.ndarray) -> np.ndarray:
-        if rate is None:
-            return np.full(t.shape, float(capacity))
-        k = np.clip(np.searchsorted(rate.starts, t, side="right") - 1, 0, None)
-        return rate.rates[k]
 
     def values(c: np.ndarray) -> np.ndarray:
         own = base - ect[job] + np.maximum(ect[job], c)

@@ -5,7 +5,6 @@ best schedule found <= online value on small windows."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from pathlib import Path
@@ -27,7 +26,7 @@ from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
 from .test_cli import run_cli
-from .window_helpers import queue_hand, seeded_instance
+from .window_helpers import no_dependencies, queue_hand, seeded_instance
 
 DATA = Path(__file__).parent / "data" / "traces"
 
@@ -42,11 +41,6 @@ def _queued_by_hand(instance: Instance, schedule: Schedule, start: int) -> set[s
         if before and schedule[job.id].start >= t0:
             out.add(job.id)
     return out
-
-
-def _no_deps(instance: Instance) -> Instance:
-    return instance.replace(jobs=tuple(dataclasses.replace(job, after=())
-                                       for job in instance.jobs))
 
 
 def test_state_window_by_hand() -> None:
@@ -74,7 +68,7 @@ def test_state_window_by_hand() -> None:
                                  HealthCheck.filter_too_much])
 @given(online_workloads(max_jobs=9), st.data())
 def test_the_decision_set_holds_every_queued_job(instance: Instance, data) -> None:
-    instance = _no_deps(instance)
+    instance = no_dependencies(instance)
     schedule = replay(instance, "easy")
     start = data.draw(st.integers(0, instance.num_jobs - 1))
     count = data.draw(st.integers(1, instance.num_jobs - start))
@@ -103,7 +97,7 @@ def test_the_decision_set_holds_every_queued_job(instance: Instance, data) -> No
        st.sampled_from(["state", "consecutive"]))
 def test_bracket_holds_the_brute_force_optimum(instance: Instance, data,
                                                mode: str) -> None:
-    instance = _no_deps(instance)
+    instance = no_dependencies(instance)
     schedule = replay(instance, "easy")
     start = data.draw(st.integers(0, instance.num_jobs - 1))
     count = data.draw(st.integers(1, min(3, instance.num_jobs - start)))
@@ -264,7 +258,7 @@ def test_every_window_bound_is_below_the_optimum(instance: Instance, data,
     bound, CP-SAT's) <= the brute-force optimum with the reservations."""
     from opt_sched.experiments.window import window_bounds
 
-    instance = _no_deps(instance)
+    instance = no_dependencies(instance)
     schedule = replay(instance, "easy")
     start = data.draw(st.integers(0, instance.num_jobs - 1))
     count = data.draw(st.integers(1, min(4, instance.num_jobs - start)))
@@ -289,7 +283,7 @@ def test_split_bound_at_least_alone(instance: Instance, data) -> None:
         split_mean_flow_bound,
     )
 
-    instance = _no_deps(instance)
+    instance = no_dependencies(instance)
     schedule = replay(instance, "easy")
     start = data.draw(st.integers(0, instance.num_jobs - 1))
     window = extract_window(instance, schedule, start,

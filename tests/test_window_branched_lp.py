@@ -29,17 +29,12 @@ from opt_sched.scheduling import replay
 from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
+from .window_helpers import no_dependencies
 
 DATA = Path(__file__).parent / "data" / "traces"
 SLOW = settings(max_examples=25, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.filter_too_much])
-
-
-def _no_deps(instance: Instance) -> Instance:
-    return Instance(instance.name, instance.platform,
-                    tuple(Job(j.id, j.nodes, j.compute, j.io_volume, release=j.release,
-                              walltime=j.walltime) for j in instance.jobs))
 
 
 def _check_floors(instance: Instance, reservations, schedule, job: int,
@@ -62,7 +57,7 @@ def test_branched_bound_below_the_brute_force_optimum(instance: Instance, data
     """Per interval, the knapsack value <= the optimal schedule's total flow
     when the job completes there; the branched bound (HiGHS in its
     subprocess, the multipliers checked here) <= the optimum, <= online."""
-    instance = _no_deps(instance)
+    instance = no_dependencies(instance)
     schedule = replay(instance, "easy")
     start = data.draw(st.integers(0, instance.num_jobs - 1))
     count = data.draw(st.integers(1, min(4, instance.num_jobs - start)))

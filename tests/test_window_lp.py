@@ -36,6 +36,7 @@ from opt_sched.scheduling import replay
 from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
+from .window_helpers import no_dependencies
 
 DATA = Path(__file__).parent / "data" / "traces"
 SLOW = settings(max_examples=25, deadline=None,
@@ -43,14 +44,8 @@ SLOW = settings(max_examples=25, deadline=None,
                                        HealthCheck.filter_too_much])
 
 
-def _no_deps(instance: Instance) -> Instance:
-    return Instance(instance.name, instance.platform,
-                    tuple(Job(j.id, j.nodes, j.compute, j.io_volume, release=j.release,
-                              walltime=j.walltime) for j in instance.jobs))
-
-
 def _small_window(instance: Instance, data):
-    instance = _no_deps(instance)
+    instance = no_dependencies(instance)
     schedule = replay(instance, "easy")
     start = data.draw(st.integers(0, instance.num_jobs - 1))
     count = data.draw(st.integers(1, min(4, instance.num_jobs - start)))

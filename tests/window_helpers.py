@@ -3,10 +3,18 @@ releases on one partition, small enough for the brute force."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
 from opt_sched.validation import assert_feasible
+
+
+def no_dependencies(instance: Instance) -> Instance:
+    """``instance`` without its dependencies (the window bounds and the
+    brute force take none)."""
+    return instance.replace(jobs=tuple(dataclasses.replace(job, after=())
+                                       for job in instance.jobs))
 
 
 def seeded_instance(seed: int, n: int = 7, *, by_release: bool = True) -> Instance:
