@@ -549,22 +549,38 @@ def propose_branches(data: dict[str, np.ndarray], masks: np.ndarray,
     rows ``(branch, kind, s index, t index, set index)``, their multipliers
     and the count rows' job sets (indices across the branches)."""
     stop = time.perf_counter() + time_limit
-    n = data["lo"].shape[0]
-    rows, lams, sets = [np.zeros((0, 5), int)], [np.zeros(0)], [np.zeros((0, n), bool)]
-    offset = 0
+    found = _Proposals(data["lo"].shape[0])
     for b, mask in enumerate(masks):
         left = (stop - time.perf_counter()) / (len(masks) - b)
         if left <= 0.05:
             break
-        r, lam, members = propose_multipliers(data, left, mask, counts)
-        r = r.reshape(-1, 4).copy()
-        r[r[:, 3] >= 0, 3] += offset
-        offset += len(members)
-        rows.append(np.column_stack([np.full(len(r), b, int), r]))
-        lams.append(lam)
-        sets.append(members)
-    return (np.concatenate(rows).astype(int), np.concatenate(lams),
-            np.concatenate(sets).astype(bool))
+        found.add(b, *propose_multipliers(data, left, mask, counts))
+    return found.arrays()
+
+
+class _Proposals:
+    """The rows, multipliers and count-row job sets proposed for several
+    branches, gathered as :func:`propose_branches` returns them (each
+    branch's set indices shifted past the sets before it)."""
+
+    def __init__(self, n: int) -> None:
+        self.rows = [np.zeros((0, 5), int)]
+        self.lams = [np.zeros(0)]
+        self.sets = [np.zeros((0, n), bool)]
+        self.offset = 0
+
+    def add(self, branch: int, rows: np.ndarray, lam: np.ndarray,
+            members: np.ndarray) -> None:
+        r = rows.reshape(-1, 4).copy()
+        r[r[:, 3] >= 0, 3] += self.offset
+        self.offset += len(members)
+        self.rows.append(np.column_stack([np.full(len(r), branch, int), r]))
+        self.lams.append(lam)
+        self.sets.append(members)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return (np.concatenate(self.rows).astype(int), np.concatenate(self.lams),
+                np.concatenate(self.sets).astype(bool))
 
 
 def interval_lp_mean_flow_bound(instance: Instance, *,
@@ -669,11 +685,9 @@ def propose_best_first(data: dict[str, np.ndarray], job: int, floors: np.ndarray
     time is up. Rows ``(interval, kind, s index, t index, set index)``, as
     :func:`propose_branches`."""
     stop = time.perf_counter() + time_limit
-    n = data["lo"].shape[0]
     value = np.asarray(floors, float).copy()
     solved = np.zeros(len(value), bool)
-    rows, lams, sets = [np.zeros((0, 5), int)], [np.zeros(0)], [np.zeros((0, n), bool)]
-    offset = 0
+    found = _Proposals(data["lo"].shape[0])
     while True:
         left = stop - time.perf_counter()
         k = int(np.argmin(value))
@@ -684,14 +698,8 @@ def propose_best_first(data: dict[str, np.ndarray], job: int, floors: np.ndarray
                                               mask, counts)
         solved[k] = True
         value[k] = max(value[k], lagrangian_bound(data, r, lam, mask, members))
-        r = r.reshape(-1, 4).copy()
-        r[r[:, 3] >= 0, 3] += offset
-        offset += len(members)
-        rows.append(np.column_stack([np.full(len(r), k, int), r]))
-        lams.append(lam)
-        sets.append(members)
-    return (np.concatenate(rows).astype(int), np.concatenate(lams),
-            np.concatenate(sets).astype(bool))
+        found.add(k, r, lam, members)
+    return found.arrays()
 
 
 def branched_lp_mean_flow_bound(
