@@ -607,7 +607,8 @@ def _outcome(data: IoSchedData, model: IoSchedMilp, solution: MilpSolution,
     info.update({"solver_status": solution.solver_status, "mode": solution.mode,
                  "bound_source": solution.bound_source,
                  "milp_objective": solution.objective,
-                 "solver_bound": solution.bound, "solver_time": solution.wall_time})
+                 "solver_bound": solution.bound, "solver_time": solution.wall_time,
+                 **solution.info})
     bound = solution.bound if solution.bound is not None \
         and math.isfinite(solution.bound) else None
     if solution.status is SolveStatus.INFEASIBLE:

@@ -26,7 +26,9 @@ in one process (an undefined symbol, in either import order; google/or-tools
    ``python -c`` that imports only highspy, and the answer comes back as JSON.
 
 **Statuses** (:class:`~opt_sched.exact.result.SolveStatus`): optimal; feasible
-(an integer solution at the limit); infeasible; timeout-no-solution.
+(an integer solution at the limit); infeasible; timeout-no-solution. An
+"infeasible" that the MIP start refutes (:mod:`.start_point`) becomes
+timeout-no-solution, and ``info["infeasible_refuted"]`` says so.
 
 **Bounds.** CBC: the ``Lower bound:`` line of its final report, the objective
 when it reports optimality, else the last ``best possible`` of the search,
@@ -62,6 +64,7 @@ from typing import Any, ClassVar
 
 from ...errors import OptionError, SolverError
 from ..result import SolveStatus
+from .start_point import satisfies, start_of
 
 __all__ = [
     "BACKENDS",
@@ -362,11 +365,19 @@ def solve_milp(prob: Any, settings: MilpSettings) -> MilpSolution:
         raise SolverError(f"solve_milp: model {prob.name!r} is not a minimisation")
     start = time.perf_counter()
     end = time.time() + settings.time_limit  # epoch: shared with a subprocess
+    witness = start_of(prob) if settings.warm_start else None
     if settings.backend == "cbc":
         out = _solve_cbc(prob, settings, end=end)
     else:
         out = _solve_highs(prob, settings, end=end)
     status, values, objective, bound, source, raw, mode, info = out
+    if status is SolveStatus.INFEASIBLE and witness is not None \
+            and satisfies(prob, witness):
+        # a refuted verdict proves nothing, not even its bound (start_point)
+        info["infeasible_refuted"] = (f"{settings.backend} reported {raw}, but the "
+                                      "MIP start satisfies every row: discarded")
+        status, values, objective, bound, source = (
+            SolveStatus.TIMEOUT_NO_SOLUTION, {}, None, None, "none")
     left = max(MIN_SOLVER_TIME, end - time.time())
     if bound is None and status in (SolveStatus.FEASIBLE,
                                     SolveStatus.TIMEOUT_NO_SOLUTION):

@@ -466,7 +466,8 @@ def run(instance: Instance, objective: str, options: PacksMilpSettings, *,
     solution = solve_milp(model.prob, settings)
     info.update({"solver_status": solution.solver_status, "mode": solution.mode,
                  "bound_source": solution.bound_source,
-                 "planned_bound": solution.bound, "solver_time": solution.wall_time})
+                 "planned_bound": solution.bound, "solver_time": solution.wall_time,
+                 **solution.info})
     proves = (data.sensibility is None
               and data.io_nodes == instance.platform.num_partitions)
     info["planned_bound_is_lower_bound"] = proves
