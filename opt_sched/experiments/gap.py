@@ -376,12 +376,12 @@ def gap_table(instances: Iterable[str | Path | Instance], *,
 
 
 def _run_pool(tasks: list[_Task], workers: int, keep, progress: bool) -> None:
-    """Run ``tasks`` on ``workers`` forked processes; ``keep`` each result
-    as it arrives. Ctrl-C or an error terminates the workers."""
-    import multiprocessing
+    """Run ``tasks`` on ``workers`` processes (from the fork server:
+    :mod:`opt_sched.worker_processes`); ``keep`` each result as it arrives.
+    Ctrl-C or an error terminates the workers."""
+    from ..worker_processes import worker_context
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    context = worker_context()
     _say(progress, f"solving {len(tasks)} instances on {workers} processes ...")
     pool = context.Pool(processes=min(workers, len(tasks)), initializer=_ignore_sigint)
     try:

@@ -34,16 +34,13 @@ An interrupted driver (Ctrl-C, ``SIGTERM``) does not wait for the chunks in
 flight: ``close(cancel=True)`` kills the workers at once.
 
 The fork server is started in the folder that holds the installed
-:mod:`opt_sched` package (:func:`_start_fork_server`). It runs ``python -c``,
-which puts the current folder first on ``sys.path``, so a current folder
-holding an ``opt_sched/`` folder (a checkout's parent) would otherwise
-shadow the package in every worker.
+:mod:`opt_sched` package (:func:`opt_sched.worker_processes.worker_context`,
+which every pool of opt_sched uses).
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import select
 import signal
@@ -53,58 +50,16 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
 from typing import Any
 
 from ...errors import OptionError
+from ...worker_processes import worker_context
 from . import Outcome
 
 __all__ = ["LocalExecutor"]
 
 _PRELOAD = ["opt_sched.campaign.executors.warm"]
 _POLL = 0.5  # seconds between two looks at the driver, without a pidfd
-
-
-def _package_home() -> str:
-    """The folder that holds the imported ``opt_sched`` package."""
-    import opt_sched
-
-    return str(Path(opt_sched.__file__).resolve().parents[1])
-
-
-@contextlib.contextmanager
-def _working_folder(path: str) -> Iterator[None]:
-    """Run the block with ``path`` as the current folder (or in place, if
-    it cannot be entered)."""
-    previous = os.getcwd()
-    try:
-        os.chdir(path)
-    except OSError:
-        yield
-        return
-    try:
-        yield
-    finally:
-        os.chdir(previous)
-
-
-def _start_fork_server() -> None:
-    """Start the fork server (if it is not running) from the package's
-    folder, where ``import opt_sched`` finds this very package (see the
-    module docstring); its workers go back to the driver's folder."""
-    from multiprocessing import forkserver
-
-    with _working_folder(_package_home()):
-        forkserver.ensure_running()
-
-
-def _context() -> multiprocessing.context.BaseContext:
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(_PRELOAD)
-        _start_fork_server()
-        return ctx
-    return multiprocessing.get_context("spawn")
 
 
 def _exit_when_gone(driver: int) -> None:
@@ -153,7 +108,7 @@ class LocalExecutor:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         self._pool = ProcessPoolExecutor(max_workers=self.workers,
-                                         mp_context=_context(),
+                                         mp_context=worker_context(_PRELOAD),
                                          initializer=_start_worker,
                                          initargs=(os.getpid(), os.getcwd()))
         return self._pool

@@ -207,7 +207,10 @@ def _run(tasks: list[tuple[str, Callable, tuple]], workers: int,
             results[n] = fn(*args)
             report(n + 1, f"{kind}{args[:2]}")
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        from ...worker_processes import worker_context
+
+        with ProcessPoolExecutor(max_workers=workers,
+                                 mp_context=worker_context()) as pool:
             futures = {pool.submit(fn, *args): n
                        for n, (kind, fn, args) in enumerate(tasks)}
             for done, future in enumerate(as_completed(futures), start=1):

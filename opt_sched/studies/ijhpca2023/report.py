@@ -176,13 +176,11 @@ def _pool_map(function: Any, items: list[Any]) -> list[Any]:
     workers = min(os.cpu_count() or 1, len(items))
     if workers <= 1 or len(items) < 4:
         return [function(item) for item in items]
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods
-                                          else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    from ...worker_processes import worker_context
+
+    with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
         chunk = max(1, len(items) // (8 * workers))
         return list(pool.map(function, items, chunksize=chunk))
 
