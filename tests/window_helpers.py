@@ -52,3 +52,17 @@ def queue_hand() -> tuple[Instance, Schedule]:
         JobSchedule("z", 0, (30.0,), (31.0,))), execution="exclusive")
     assert_feasible(instance, schedule)
     return instance, schedule
+
+
+def kth_head_window(start: int = 15, count: int = 10):
+    """Window ``start:count`` of the bundled KTH-SP2 head (real jobs, I/O from
+    the ``darshan-cori`` profile at alpha 0.5), replayed with EASY."""
+    from pathlib import Path
+
+    from opt_sched.experiments.window_instance import extract_window
+    from opt_sched.scheduling import replay
+    from opt_sched.traces import convert_trace, read_swf
+
+    trace, _ = read_swf(Path(__file__).parent / "data" / "traces" / "kth-sp2-head.swf")
+    instance = convert_trace(trace, "darshan-cori", seed=0, alpha=0.5).instance
+    return extract_window(instance, replay(instance, "easy"), start, count)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..exact.hpc_io.rigid import RigidRelaxation
 from ..exact.progress import report
 from ..instance import Instance
 from ..objectives import objective_value, relative_gap
@@ -49,7 +50,8 @@ from ..schedule import Schedule
 from .window_instance import Window, extract_window
 from .window_schedules import best_heuristic
 
-__all__ = ["BOUND_SEARCH", "WINDOW_OBJECTIVES", "WINDOW_PROBLEM", "best_schedule",
+__all__ = ["BOUND_SEARCH", "RIGID_SECONDS", "RIGID_SHARE", "WINDOW_OBJECTIVES",
+           "WINDOW_PROBLEM", "best_schedule", "rigid_for",
            "window_bounds", "window_gap"]
 
 WINDOW_PROBLEM = "hpc-io-reserved"
@@ -69,10 +71,33 @@ WINDOW_OBJECTIVES = ("makespan", "max-flow-stretch", "mean-flow-time")
 """The objectives of the window gap, in report order."""
 
 
+RIGID_SHARE = 0.2
+"""The share of a side's time (at most :data:`RIGID_SECONDS`) that CP-SAT
+gets on the rigid relaxation (:mod:`opt_sched.exact.hpc_io.rigid`): its
+order for the schedule side, its bound for the makespan."""
+
+RIGID_SECONDS = 5.0
+
+
+def rigid_for(window: Window, objective: str, incumbent: Schedule, *,
+              time_limit: float, num_workers: int = 2, seed: int = 0
+              ) -> RigidRelaxation:
+    """The rigid relaxation of ``window`` for ``objective``, hinted with
+    ``incumbent`` (a feasible schedule, whose makespan is the grid's
+    horizon), for ``min(RIGID_SECONDS, RIGID_SHARE * time_limit)``."""
+    from ..exact.hpc_io.rigid import rigid_relaxation
+
+    horizon = objective_value(window.instance, incumbent, "makespan")
+    return rigid_relaxation(window.instance, window.reservations, objective,
+                            horizon=horizon, hint=incumbent,
+                            time_limit=min(RIGID_SECONDS, RIGID_SHARE * time_limit),
+                            num_workers=num_workers, seed=seed)
+
+
 def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                   num_workers: int = 2, seed: int = 0,
-                  execution: object = None, incumbent: Schedule | None = None
-                  ) -> dict[str, Any]:
+                  execution: object = None, incumbent: Schedule | None = None,
+                  relaxation: RigidRelaxation | None = None) -> dict[str, Any]:
     """The lower bounds of ``objective`` on ``window``: the combinatorial
     ones by name, CP-SAT's, and the best (``bound``, ``source``).
 
@@ -81,15 +106,19 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
     ones and CP-SAT's under ``exclusive`` only. With none, ``bound`` and
     ``source`` are ``None`` and ``bound_note`` says why. ``incumbent``: a
     feasible schedule of the window (default the online one), CP-SAT's
-    incumbent.
+    incumbent. ``relaxation``: the rigid relaxation already solved for the
+    makespan (:func:`best_schedule` returns it); without it, the makespan
+    solves it here (:func:`rigid_for`).
     """
     from ..bound_models import (
         exact_bound_holds,
         flow_bounds_under,
+        holds,
         makespan_bounds_under,
         no_bound_note,
     )
     from ..exact import solve
+    from ..exact.hpc_io.rigid import HOLDS_UNDER as RIGID_HOLDS_UNDER
 
     if execution is None:
         execution = window.schedule.execution
@@ -157,6 +186,15 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                                               reservations=reservations))
         bounds.update(energetic_stretch_bound(instance, max(bounds.values()), upper,
                                               reservations=reservations))
+    if objective == "makespan" and holds(RIGID_HOLDS_UNDER, "rigid-cumulative",
+                                         execution):
+        if relaxation is None or relaxation.objective != objective:
+            relaxation = rigid_for(window, objective, incumbent if incumbent is not None
+                                   else window.schedule, time_limit=time_limit,
+                                   num_workers=num_workers, seed=seed)
+            time_limit = max(0.1, time_limit - relaxation.seconds)
+        if relaxation.bound is not None:
+            bounds["rigid-cumulative"] = relaxation.bound
     combinatorial = max(bounds.values())
     started = time.perf_counter()
     # the bound side of the exact problem: certified (the incumbent validated
@@ -183,7 +221,8 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
                   num_workers: int = 2, seed: int = 0) -> dict[str, Any]:
     """The best schedule found for ``objective`` on ``window`` (the bracket's
     upper side): the best heuristic (:func:`~.window_schedules.
-    best_heuristic`, the online schedule's left shift among them), then
+    best_heuristic`, the online schedule's left shift and the rigid
+    relaxation's order for ``objective`` (:func:`rigid_for`) among them), then
     CP-SAT on the rounded-down model hinted with it, its orders simulated at
     the true lengths (the schedule side of :func:`opt_sched.exact.solve` on
     ``hpc-io-reserved``, :func:`opt_sched.exact.hpc_io.reserved_search.
@@ -192,18 +231,24 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
     counts: the heuristic's here, CP-SAT's by certification.
 
     Returns ``best_found`` (value), ``schedule``, ``found_by``,
-    ``heuristic`` (value and name), ``cpsat_schedule`` (value or ``None``) and
-    ``search_info``.
+    ``heuristic`` (value and name), ``cpsat_schedule`` (value or ``None``),
+    ``search_info``, ``rigid`` (the relaxation's status and seconds) and
+    ``relaxation`` (:class:`~opt_sched.exact.hpc_io.rigid.RigidRelaxation`,
+    for :func:`window_bounds`).
     """
     from ..exact import solve
 
     started = time.perf_counter()
     instance = window.instance
+    relaxation = rigid_for(window, objective, window.schedule, time_limit=time_limit,
+                           num_workers=num_workers, seed=seed)
     # mean flow time: CP-SAT's guide rarely beats the local search (issue 27)
     local = (min(12.0, 0.4 * time_limit) if objective == "mean-flow-time"
              else min(2.0, 0.1 * time_limit))
-    heuristic = best_heuristic(window, objective, search_seconds=local,
-                               list_seconds=time_limit)
+    heuristic = best_heuristic(
+        window, objective, search_seconds=local,
+        list_seconds=max(0.0, time_limit - relaxation.seconds),
+        orders={"rigid": relaxation.order} if relaxation.order else None)
     window.validate(heuristic.schedule)
     heuristic_value = objective_value(instance, heuristic.schedule, objective)
     left = max(0.05, time_limit - (time.perf_counter() - started))
@@ -227,6 +272,8 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
             "heuristic": {"name": heuristic.name, "value": heuristic_value},
             "cpsat_schedule": cpsat_value,
             "search_info": search.info.get("search", search.info),
+            "rigid": {"status": relaxation.status, "seconds": relaxation.seconds},
+            "relaxation": relaxation,
             "search_seconds": time.perf_counter() - started}
 
 
@@ -290,15 +337,17 @@ def window_gap(instance: Instance, schedule: Schedule, start: int, count: int,
         online = objective_value(window.instance, window.schedule, objective)
         upper: dict[str, Any] = {"best_found": None}
         incumbent = window.schedule
+        relaxation = None
         bound_time = time_limit
         if bracket:
             upper = best_schedule(window, objective, time_limit=time_limit / 2,
                                   num_workers=num_workers, seed=seed)
             incumbent = upper.pop("schedule")
+            relaxation = upper.pop("relaxation")
             bound_time = max(0.1, time_limit - upper["search_seconds"])
         found = window_bounds(window, objective, time_limit=bound_time,
                               num_workers=num_workers, seed=seed,
-                              incumbent=incumbent)
+                              incumbent=incumbent, relaxation=relaxation)
         gap = relative_gap(online, found["bound"])
         best = upper["best_found"]
         relative_gap(best, found["bound"])  # a bound above a schedule: a bug

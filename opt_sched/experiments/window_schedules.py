@@ -7,6 +7,8 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
 - ``online-left-shift``: the online schedule's own orders (job starts, I/O
   order) simulated strictly -- every job and phase starts no later than
   online, so it is never worse than the online schedule;
+- the orders the caller gives (the rigid relaxation's, solved by CP-SAT for
+  the objective, :mod:`opt_sched.exact.hpc_io.rigid`), as list policies;
 - list policies: the jobs by a priority (FCFS ``r_i``; SPT ``T_i``; smallest
   area ``Q_i T_i``; LPT ``-T_i``; widest first ``-Q_i``; stretch deadlines
   ``r_i + k T_i`` for ``k`` in :data:`DEADLINE_FACTORS`), each strict (no
@@ -34,7 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..bounds_flow import _jobs
@@ -94,12 +96,16 @@ def _priorities(window: Window, lengths: Sequence[float]
 
 
 def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.0,
-                   list_seconds: float = math.inf) -> Candidate:
+                   list_seconds: float = math.inf,
+                   orders: Mapping[str, Sequence[int]] | None = None) -> Candidate:
     """The best candidate schedule of ``window`` for ``objective`` (module
     doc). ``list_seconds``: no list policy is started once this much time
     has passed since the call (the online left shift always runs), so a
     window of hundreds of jobs, where one simulation takes seconds, keeps
-    its time limit; ``search_seconds``: the local search's time."""
+    its time limit; ``search_seconds``: the local search's time;
+    ``orders``: more priority lists by name (job indices, e.g. the rigid
+    relaxation's, :mod:`opt_sched.exact.hpc_io.rigid`), tried first, like
+    the list policies."""
     began = time.perf_counter()
     instance, res = window.instance, window.reservations
     plans = plans_of(instance)
@@ -123,8 +129,13 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     value, timing = run(order, io_order)
     best = ("online-left-shift", value, timing, order, "strict", "fifo")
     tried = []
-    for name, key in _priorities(window, lengths).items():
-        ranked = sorted(range(n), key=key)
+    ranked_lists = {name: list(order) for name, order in (orders or {}).items()}
+    for name, ranked in ranked_lists.items():
+        if sorted(ranked) != list(range(n)):
+            raise ValueError(f"orders[{name!r}] is not an order of the {n} jobs")
+    ranked_lists.update({name: sorted(range(n), key=key)
+                         for name, key in _priorities(window, lengths).items()})
+    for name, ranked in ranked_lists.items():
         for mode in MODES:
             if time.perf_counter() - began >= list_seconds:
                 break
