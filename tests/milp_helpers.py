@@ -16,3 +16,20 @@ def presolve_bug_problem(pulp):
     prob += 3 * x + 4 * y
     prob += x + 2 * y >= 7.5
     return prob
+
+
+def busy_io_sched():
+    """5 periodic jobs x 10 iterations on one partition of 8 nodes (735 order
+    binaries in the io-sched MILP): not closed in 1 s, and FIFO is not
+    optimal on it."""
+    import random
+
+    from opt_sched import Instance, Job, Platform
+
+    rng = random.Random(0)
+    jobs = []
+    for i in range(5):
+        w = round(rng.uniform(10, 100), 2)
+        jobs.append(Job.periodic(f"j{i}", 1, w, round(w * rng.uniform(0.1, 0.6), 2),
+                                 iterations=10, partition=0))
+    return Instance("busy", Platform.homogeneous(1, nodes=8), tuple(jobs))

@@ -30,7 +30,7 @@ from opt_sched.exact.milp.backend import (
 from opt_sched.exact.packs.milp import planned_makespan, solve_packs
 from opt_sched.exact.result import SolveStatus
 
-from .milp_helpers import presolve_bug_problem
+from .milp_helpers import busy_io_sched, presolve_bug_problem
 
 BACKENDS = ("cbc", "highs")
 OBJECTIVES = ("makespan", "max-stretch")
@@ -127,13 +127,7 @@ def test_io_sched_time_limit_keeps_a_valid_bound() -> None:
     """5 jobs x 10 iterations (735 order binaries) is not closed in 1 s: an
     incumbent (at worst the warm start), a proven bound below it, a
     validated schedule."""
-    rng = random.Random(0)
-    jobs = []
-    for i in range(5):
-        w = round(rng.uniform(10, 100), 2)
-        jobs.append(Job.periodic(f"j{i}", 1, w, round(w * rng.uniform(0.1, 0.6), 2),
-                                 iterations=10, partition=0))
-    instance = Instance("busy", Platform.homogeneous(1, nodes=8), tuple(jobs))
+    instance = busy_io_sched()
     bound = lower_bound(instance, "makespan", fixed_start=True)
     for backend in BACKENDS:
         result = solve_io_sched(instance, "makespan", backend, time_limit=1.0)

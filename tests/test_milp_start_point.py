@@ -9,19 +9,18 @@ leaves the verdict alone.
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opt_sched import Instance, Job, Platform
 from opt_sched.exact.io_sched.milp import solve_io_sched
 from opt_sched.exact.milp import backend
 from opt_sched.exact.milp.backend import MilpSettings, load_pulp, solve_milp
 from opt_sched.exact.milp.start_point import satisfies, start_of
 from opt_sched.exact.result import SolveStatus
 from opt_sched.validation import assert_feasible
+
+from .milp_helpers import busy_io_sched
 
 
 def _small_model(start: dict[str, float] | None):
@@ -98,13 +97,7 @@ def test_io_sched_keeps_its_warm_start_when_the_solver_lies(monkeypatch) -> None
     """The CI failure end to end: the io-sched front door answers with the
     heuristic schedule (validated) instead of raising."""
     _lying_backend(monkeypatch)
-    rng = random.Random(0)  # test_milp's "busy" instance: FIFO is not optimal
-    jobs = []
-    for i in range(5):
-        w = round(rng.uniform(10, 100), 2)
-        jobs.append(Job.periodic(f"j{i}", 1, w, round(w * rng.uniform(0.1, 0.6), 2),
-                                 iterations=10, partition=0))
-    instance = Instance("lie", Platform.homogeneous(1, nodes=8), tuple(jobs))
+    instance = busy_io_sched()  # FIFO is not optimal on it
     result = solve_io_sched(instance, "makespan", "cbc", time_limit=1.0)
     assert result.status is SolveStatus.FEASIBLE
     assert result.info["incumbent"] == "heuristic warm start"
