@@ -129,7 +129,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     value, timing = run(order, io_order)
     best = ("online-left-shift", value, timing, order, "strict", "fifo")
     tried = []
-    ranked_lists = {name: list(order) for name, order in (orders or {}).items()}
+    ranked_lists = {name: list(given) for name, given in (orders or {}).items()}
     for name, ranked in ranked_lists.items():
         if sorted(ranked) != list(range(n)):
             raise ValueError(f"orders[{name!r}] is not an order of the {n} jobs")
