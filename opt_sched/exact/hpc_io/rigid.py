@@ -63,8 +63,9 @@ from ..cpsat.interrupt import run_solver
 __all__ = ["GRID_TICKS", "HOLDS_UNDER", "RigidRelaxation", "rigid_relaxation"]
 
 GRID_TICKS = 10**6
-"""Ticks of the relaxation's horizon: a tick of ``horizon / 10^6`` loses at
-most one tick per job of a chain (under a second on a day-long window)."""
+"""Ticks of the relaxation's horizon: with a tick of ``horizon / 10^6`` the
+rounding loses at most two ticks per time rounded down along a chain (a
+hold's end, each length): under a second on a day-long window."""
 
 HOLDS_UNDER: dict[str, frozenset[str]] = {
     "rigid-cumulative": frozenset({"exclusive"}),
