@@ -8,10 +8,9 @@ brute-force optimum with the reservations and <= the online value."""
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, Platform
@@ -29,12 +28,9 @@ from opt_sched.scheduling import replay
 from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
-from .window_helpers import no_dependencies
+from .window_helpers import TRACES, drawn_window, slow
 
-DATA = Path(__file__).parent / "data" / "traces"
-SLOW = settings(max_examples=25, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                       HealthCheck.filter_too_much])
+SLOW = slow(25)
 
 
 def _check_floors(instance: Instance, reservations, schedule, job: int,
@@ -57,12 +53,7 @@ def test_branched_bound_below_the_brute_force_optimum(instance: Instance, data
     """Per interval, the knapsack value <= the optimal schedule's total flow
     when the job completes there; the branched bound (HiGHS in its
     subprocess, the multipliers checked here) <= the optimum, <= online."""
-    instance = no_dependencies(instance)
-    schedule = replay(instance, "easy")
-    start = data.draw(st.integers(0, instance.num_jobs - 1))
-    count = data.draw(st.integers(1, min(4, instance.num_jobs - start)))
-    mode = data.draw(st.sampled_from(["state", "consecutive"]))
-    window = extract_window(instance, schedule, start, count, mode=mode)
+    window = drawn_window(instance, data)
     small = window.instance
     if small.num_jobs > 4 or small.num_io_phases > 6:
         return
@@ -108,7 +99,7 @@ def test_branched_bound_below_online_on_kth_windows() -> None:
     the online value."""
     from opt_sched.traces import convert_trace, read_swf
 
-    trace, _ = read_swf(DATA / "kth-sp2-head.swf")
+    trace, _ = read_swf(TRACES / "kth-sp2-head.swf")
     instance = convert_trace(trace, "darshan-cori", seed=0, alpha=0.5).instance
     schedule = replay(instance, "easy")
     for start in (5, 15, 25):

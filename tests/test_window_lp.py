@@ -8,7 +8,6 @@ and every schedule passes the validator."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -36,29 +35,16 @@ from opt_sched.scheduling import replay
 from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
-from .window_helpers import no_dependencies
+from .window_helpers import TRACES, drawn_window, slow
 
-DATA = Path(__file__).parent / "data" / "traces"
-SLOW = settings(max_examples=25, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                       HealthCheck.filter_too_much])
-
-
-def _small_window(instance: Instance, data):
-    instance = no_dependencies(instance)
-    schedule = replay(instance, "easy")
-    start = data.draw(st.integers(0, instance.num_jobs - 1))
-    count = data.draw(st.integers(1, min(4, instance.num_jobs - start)))
-    mode = data.draw(st.sampled_from(["state", "consecutive"]))
-    return extract_window(instance, schedule, start, count, mode=mode)
-
+SLOW = slow(25)
 
 
 def _small_case(instance: Instance, data, horizons: list[float | None]):
     """A window small enough for the brute force (at most 4 jobs and 6 I/O
     phases; ``None`` otherwise), its mean-flow-time optimum and an LP
     horizon drawn from ``horizons``."""
-    window = _small_window(instance, data)
+    window = drawn_window(instance, data)
     if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
         return None
     optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
@@ -192,7 +178,7 @@ def test_lp_bound_below_online_on_kth_windows() -> None:
     """The online value >= the LP bound on windows of the KTH-SP2 head."""
     from opt_sched.traces import convert_trace, read_swf
 
-    trace, _ = read_swf(DATA / "kth-sp2-head.swf")
+    trace, _ = read_swf(TRACES / "kth-sp2-head.swf")
     instance = convert_trace(trace, "darshan-cori", seed=0, alpha=0.5).instance
     schedule = replay(instance, "easy")
     for start in (5, 15, 25):
@@ -274,7 +260,7 @@ def test_beside_bound_below_the_brute_force_optimum(instance: Instance, data) ->
     <= the online value."""
     from opt_sched.bounds_window import beside_mean_flow_bound
 
-    window = _small_window(instance, data)
+    window = drawn_window(instance, data)
     found = beside_mean_flow_bound(window.instance, reservations=window.reservations)
     alone = flow_bounds(window.instance, "mean-flow-time",
                         reservations=window.reservations)["alone"]

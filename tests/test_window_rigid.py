@@ -6,7 +6,7 @@ schedules that pass the validator with the running jobs."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, Platform
@@ -14,36 +14,21 @@ from opt_sched.bounds import makespan_bounds
 from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
 from opt_sched.exact.hpc_io.rigid import rigid_relaxation
 from opt_sched.experiments.window import rigid_for, window_bounds
-from opt_sched.experiments.window_instance import extract_window
 from opt_sched.experiments.window_schedules import best_heuristic
 from opt_sched.objectives import meets_bound, objective_value
 from opt_sched.reservations import Reservations
-from opt_sched.scheduling import replay
 from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
-from .window_helpers import kth_head_window, no_dependencies
-
-SLOW = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                       HealthCheck.filter_too_much])
+from .window_helpers import drawn_window, kth_head_window, slow
 
 
-def _window(instance: Instance, data, most: int):
-    instance = no_dependencies(instance)
-    schedule = replay(instance, "easy")
-    start = data.draw(st.integers(0, instance.num_jobs - 1))
-    count = data.draw(st.integers(1, min(most, instance.num_jobs - start)))
-    mode = data.draw(st.sampled_from(["state", "consecutive"]))
-    return extract_window(instance, schedule, start, count, mode=mode)
-
-
-@SLOW
+@slow(40)
 @given(online_workloads(max_jobs=7), st.data())
 def test_rigid_bound_below_the_brute_force_optimum(instance: Instance, data) -> None:
     """The makespan bound <= the optimum (brute force with the running
     jobs' holds and I/O) <= the online value; solved, on these windows."""
-    window = _window(instance, data, 4)
+    window = drawn_window(instance, data)
     if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
         return
     found = rigid_for(window, "makespan", window.schedule, time_limit=10.0)

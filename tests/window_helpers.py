@@ -5,9 +5,25 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from opt_sched import Instance, Job, JobSchedule, Platform, Schedule
 from opt_sched.validation import assert_feasible
+
+TRACES = Path(__file__).parent / "data" / "traces"
+"""The bundled trace excerpts (``kth-sp2-head.swf`` and others)."""
+
+
+def slow(examples: int):
+    """Hypothesis settings for the window tests that solve: ``examples``
+    examples, no deadline, the health checks of slow draws off."""
+    return settings(max_examples=examples, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.data_too_large,
+                                           HealthCheck.filter_too_much])
 
 
 def no_dependencies(instance: Instance) -> Instance:
@@ -15,6 +31,20 @@ def no_dependencies(instance: Instance) -> Instance:
     brute force take none)."""
     return instance.replace(jobs=tuple(dataclasses.replace(job, after=())
                                        for job in instance.jobs))
+
+
+def drawn_window(instance: Instance, data, most: int = 4):
+    """A window of ``instance`` (dependencies dropped) replayed with EASY:
+    start, at most ``most`` jobs and the mode drawn from ``data``."""
+    from opt_sched.experiments.window_instance import extract_window
+    from opt_sched.scheduling import replay
+
+    instance = no_dependencies(instance)
+    schedule = replay(instance, "easy")
+    start = data.draw(st.integers(0, instance.num_jobs - 1))
+    count = data.draw(st.integers(1, min(most, instance.num_jobs - start)))
+    mode = data.draw(st.sampled_from(["state", "consecutive"]))
+    return extract_window(instance, schedule, start, count, mode=mode)
 
 
 def seeded_instance(seed: int, n: int = 7, *, by_release: bool = True) -> Instance:
@@ -57,12 +87,10 @@ def queue_hand() -> tuple[Instance, Schedule]:
 def kth_head_window(start: int = 15, count: int = 10):
     """Window ``start:count`` of the bundled KTH-SP2 head (real jobs, I/O from
     the ``darshan-cori`` profile at alpha 0.5), replayed with EASY."""
-    from pathlib import Path
-
     from opt_sched.experiments.window_instance import extract_window
     from opt_sched.scheduling import replay
     from opt_sched.traces import convert_trace, read_swf
 
-    trace, _ = read_swf(Path(__file__).parent / "data" / "traces" / "kth-sp2-head.swf")
+    trace, _ = read_swf(TRACES / "kth-sp2-head.swf")
     instance = convert_trace(trace, "darshan-cori", seed=0, alpha=0.5).instance
     return extract_window(instance, replay(instance, "easy"), start, count)
