@@ -58,10 +58,7 @@ and the busy intervals at full bandwidth); one partition, no dependencies.
 from __future__ import annotations
 
 import math
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 
@@ -69,6 +66,7 @@ import numpy as np
 from numba import njit
 
 from .bounds_flow import _jobs
+from .highs_process import ask, serve
 from .instance import Instance
 from .reservations import Reservations
 
@@ -648,22 +646,12 @@ def _propose_in_subprocess(data: dict[str, np.ndarray], masks: np.ndarray,
     or with ``branch = (job, floors)`` :func:`propose_best_first`."""
     extra = {} if branch is None else {"branch_job": np.array(branch[0]),
                                        "branch_floors": branch[1]}
-    with tempfile.TemporaryDirectory(prefix="opt-sched-lp-") as folder:
-        request = os.path.join(folder, "request.npz")
-        answer = os.path.join(folder, "answer.npz")
-        np.savez(request, time_limit=np.array(time_limit), masks=masks,
-                 counts=np.array(counts), **extra, **data)
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-m", "opt_sched.bounds_window_lp", request, answer],
-                capture_output=True, text=True, timeout=time_limit + _GRACE)
-        except subprocess.TimeoutExpired:
-            return None
-        if proc.returncode != 0 or not os.path.exists(answer):
-            return None
-        with np.load(answer) as out:
-            return (out["rows"].astype(int), out["lam"].astype(float),
-                    out["sets"].astype(bool))
+    out = ask("opt_sched.bounds_window_lp",
+              {"masks": masks, "counts": np.array(counts), **extra, **data},
+              time_limit, _GRACE)
+    if out is None:
+        return None
+    return out["rows"].astype(int), out["lam"].astype(float), out["sets"].astype(bool)
 
 
 def _job_mask(data: dict[str, np.ndarray], job: int, k: int) -> np.ndarray:
@@ -745,12 +733,8 @@ def branched_lp_mean_flow_bound(
     return {"branched-lp": (total - releases) / instance.num_jobs}
 
 
-def _main(argv: list[str]) -> int:
-    """``python -m opt_sched.bounds_window_lp REQUEST ANSWER`` (npz files)."""
-    request, answer = argv
-    with np.load(request) as f:
-        data = {key: f[key] for key in f.files}
-    limit = float(data.pop("time_limit"))
+def _answer(data: dict[str, np.ndarray], limit: float) -> dict[str, np.ndarray]:
+    """The subprocess's work (:func:`opt_sched.highs_process.serve`)."""
     masks = data.pop("masks")
     legacy = "counts" not in data  # a caller without count rows: its format
     counts = not legacy and bool(data.pop("counts"))
@@ -760,13 +744,14 @@ def _main(argv: list[str]) -> int:
         rows, lam, sets = propose_best_first(data, job, floors, limit, counts)
     else:
         rows, lam, sets = propose_branches(data, masks, limit, counts)
-    tmp = answer + ".part.npz"
     if legacy:
-        np.savez(tmp, rows=rows[:, :4], lam=lam)
-    else:
-        np.savez(tmp, rows=rows, lam=lam, sets=sets)
-    os.replace(tmp, answer)
-    return 0
+        return {"rows": rows[:, :4], "lam": lam}
+    return {"rows": rows, "lam": lam, "sets": sets}
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m opt_sched.bounds_window_lp REQUEST ANSWER`` (npz files)."""
+    return serve(argv, _answer)
 
 
 if __name__ == "__main__":

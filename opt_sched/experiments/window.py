@@ -122,6 +122,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         makespan_bounds_under,
         no_bound_note,
     )
+    from ..bounds_window_tindex import HOLDS_UNDER as TINDEX_HOLDS_UNDER
     from ..exact import solve
     from ..exact.hpc_io.rigid import HOLDS_UNDER as RIGID_HOLDS_UNDER
 
@@ -155,12 +156,13 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         bounds.update(knapsack)
         from ..bound_models import interval_lp_holds
         from ..bounds_window_lp import interval_lp_mean_flow_bound
+        from ..bounds_window_tindex import time_indexed_mean_flow_bound
 
+        # where the LPs' grids end: resolution only, any value is valid
+        horizon = objective_value(instance, incumbent if incumbent is not None
+                                  else window.schedule, "makespan")
         if interval_lp_holds(execution):
             lp_started = time.perf_counter()
-            chosen = incumbent if incumbent is not None else window.schedule
-            horizon = max(chosen[job.id].completion(job, instance.bandwidth_of(job))
-                          for job in instance.jobs)  # resolution only
             bounds.update(interval_lp_mean_flow_bound(
                 instance, reservations=reservations, horizon=horizon,
                 time_limit=min(10.0, 0.5 * time_limit)))
@@ -182,6 +184,14 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                                    reservations=reservations),
                     time_limit=min(5.0, 0.15 * time_limit)))
             time_limit = max(0.1, time_limit - (time.perf_counter() - lp_started))
+        if holds(TINDEX_HOLDS_UNDER, "time-indexed-lp", execution):
+            # each job's length as the running jobs' I/O stretches it from
+            # each start (models/time-indexed-lp.md)
+            tindex_started = time.perf_counter()
+            bounds.update(time_indexed_mean_flow_bound(
+                instance, reservations=reservations, horizon=horizon,
+                time_limit=min(5.0, 0.15 * time_limit)))
+            time_limit = max(0.1, time_limit - (time.perf_counter() - tindex_started))
     if objective == "max-flow-stretch":
         from ..bounds_window import energetic_stretch_bound, exclusive_stretch_bound
 
