@@ -32,6 +32,7 @@ propagated-edf           max-stretch         exclusive
 alone, io-srpt, ...      flow objectives     exclusive, shared
 (with reservations)      flow / window       exclusive
 interval-lp              mean flow / window  exclusive
+time-indexed-lp          mean flow / window  exclusive
 split-srpt, ...,         window              exclusive
 beside-knapsack
 exact-solver             any                 exclusive

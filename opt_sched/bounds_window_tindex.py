@@ -25,23 +25,35 @@ delta``); with ``S_ik = max(k delta, est_i)`` and ``e_ik = floor(A_i(S_ik)
     \sum_{i,k:\ k \le c < e_{ik}} Q_i\, x_{ik} \le f\big(((c+1)\delta)^-\big)
     \quad (c < K).
 
-A schedule's own ``x`` satisfies the node row of cell ``c``: every job
-counted there runs at the instant ``(c+1) delta - epsilon`` (``S_i <
-(k+1) delta <= (c+1) delta`` and ``C_i >= A_i(S_ik) >= e_ik delta >= (c+1)
-delta``), and the holds leave ``f`` nodes then. So the integer programme's
-minimum is at most ``sum_i C_i``, and for any multipliers ``lambda >= 0``
-of the node rows (weak duality, the convexity rows kept):
+and, for sets ``E`` of jobs, the count rows
+
+.. math::
+
+    \sum_{i \in E,\,k:\ k \le c < e_{ik}} x_{ik} \le m_E\big(f(((c+1)\delta)^-)\big),
+
+``m_E(f)`` the most jobs of ``E`` that fit on ``f`` nodes together
+(:func:`opt_sched.bounds_window_lp.most_running`). A schedule's own ``x``
+satisfies the rows of cell ``c``: every job counted there runs at the
+instant ``(c+1) delta - epsilon`` (``S_i < (k+1) delta <= (c+1) delta``
+and ``C_i >= A_i(S_ik) >= e_ik delta >= (c+1) delta``), and the holds
+leave ``f`` nodes then. So the integer programme's minimum is at most
+``sum_i C_i``, and for any multipliers ``lambda >= 0`` of the node rows
+and ``mu >= 0`` of the count rows (weak duality, the convexity rows kept):
 
 .. math::
 
     \sum_i C_i \ge \sum_i \min_k \Big(A_i(S_{ik})
-        + Q_i \sum_{k \le c < e_{ik}} \lambda_c\Big)
-        - \sum_c \lambda_c\, f\big(((c+1)\delta)^-\big).
+        + Q_i \sum_{k \le c < e_{ik}} \lambda_c
+        + \sum_{(E, c):\ i \in E,\ k \le c < e_{ik}} \mu_{E,c}\Big)
+        - \sum_c \lambda_c\, f\big(((c+1)\delta)^-\big)
+        - \sum_{(E, c)} \mu_{E,c}\, m_E\big(f(((c+1)\delta)^-)\big).
 
 HiGHS solves the LP relaxation in a fresh interpreter
-(:mod:`opt_sched.highs_process`) only to propose ``lambda``; the bound is
-computed here from ``lambda`` by that formula, so it holds whatever the
-solver's accuracy or time (``lambda = 0`` gives ``sum_i ect_i``).
+(:mod:`opt_sched.highs_process`), the count rows added while the LP point
+violates some, only to propose ``lambda`` and ``mu``; the bound is
+computed here from them by that formula (``m_E`` recomputed here), so it
+holds whatever the solver's accuracy or time (zero multipliers give
+``sum_i ect_i``).
 
 What it sees that the interval LP (:mod:`opt_sched.bounds_window_lp`) does
 not: a job's length *depends on when it starts*. A running job's periodic
@@ -64,6 +76,7 @@ import numpy as np
 from numba import njit
 
 from .bounds_flow import _jobs
+from .bounds_window_lp import most_running
 from .highs_process import ask, serve
 from .instance import Instance
 from .operations import job_operations
@@ -161,51 +174,138 @@ def _lp_data(instance: Instance, reservations: Reservations | None,
             "releases": np.array([job.release for job in jobs])}
 
 
-def lagrangian_bound(data: dict[str, np.ndarray], lam: np.ndarray) -> float:
-    """``sum_i min_k (A_i(S_ik) + Q_i sum_{k <= c < e_ik} lambda_c) - sum_c
-    lambda_c cap_c`` (module doc), a lower bound of ``sum_i C_i`` for any
-    ``lambda`` (negative entries count as 0)."""
+def lagrangian_bound(data: dict[str, np.ndarray], lam: np.ndarray,
+                     counts: Counts | None = None) -> float:
+    """``sum_i min_k (A_i(S_ik) + Q_i sum_{k <= c < e_ik} lambda_c + sum of
+    mu over the count rows holding the column) - sum_c lambda_c cap_c - sum
+    mu m_E(cap_c)`` (module doc), a lower bound of ``sum_i C_i`` for any
+    multipliers (negative entries count as 0). ``counts``: the count rows
+    ``(cells, sets, mu)``, ``sets[r]`` the 0/1 members of row ``r``."""
     lam = np.maximum(np.asarray(lam, float), 0.0)
     prefix = np.concatenate([[0.0], np.cumsum(lam)])
-    job = data["job"]
-    held = prefix[data["last"]] - prefix[data["first"]]  # sum of lambda_c held
+    job, first, last = data["job"], data["first"], data["last"]
+    held = prefix[last] - prefix[first]  # sum of lambda_c over the cells held
     reduced = data["cost"] + data["q"][job] * held
+    rhs = math.fsum((lam * data["cap"]).tolist())
+    if counts is not None:
+        cells, sets, mu = counts
+        mu = np.maximum(np.asarray(mu, float), 0.0)
+        paid = []
+        for cell, members, weight in zip(np.asarray(cells, int).tolist(),
+                                         np.asarray(sets, bool), mu.tolist()):
+            if weight <= 0:
+                continue
+            holds_cell = members[job] & (first <= cell) & (cell < last)
+            reduced = reduced + weight * holds_cell
+            paid.append(weight * most_running(data["q"], members, data["cap"][cell]))
+        rhs += math.fsum(paid)
     starts = np.flatnonzero(np.r_[True, job[1:] != job[:-1]])
     least = np.minimum.reduceat(reduced, starts)
-    return math.fsum(least.tolist()) - math.fsum((lam * data["cap"]).tolist())
+    return math.fsum(least.tolist()) - rhs
 
 
-def propose_multipliers(data: dict[str, np.ndarray], time_limit: float) -> np.ndarray:
-    """The LP relaxation solved by HiGHS; its node rows' negated duals
-    (imports highspy: run it in a process without ortools)."""
+@njit(cache=True)
+def _count_cuts_kernel(running, nodes, cap):
+    """For each cell ``c`` the set ``E`` of largest violation ``sum_E y_ic -
+    m_E(cap_c)`` among the prefixes of the jobs by ``y_ic`` (most running
+    first, ties more nodes first): ``(violation, members)`` per cell."""
+    n, cells = running.shape
+    violation = np.zeros(cells)
+    members = np.zeros((cells, n), np.bool_)
+    for c in range(cells):
+        y = running[:, c]
+        order = np.argsort(-(y * 1e6 + nodes * 1e-3))
+        total = 0.0
+        chosen = np.empty(0)
+        best = 1e-6
+        size_best = 0
+        for size in range(1, n + 1):
+            i = order[size - 1]
+            if y[i] <= 1e-9:
+                break
+            total += y[i]
+            chosen = np.sort(np.append(chosen, nodes[i]))
+            fit = np.searchsorted(np.cumsum(chosen), cap[c] + 1e-9, side="right")
+            if total - fit > best:
+                best = total - fit
+                size_best = size
+        violation[c] = best if size_best else 0.0
+        for r in range(size_best):
+            members[c, order[r]] = True
+    return violation, members
+
+
+Counts = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""Count rows: their cells, their 0/1 member sets (rows), their
+multipliers."""
+
+_CUTS_PER_ROUND = 100
+
+
+def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
+                        ) -> tuple[np.ndarray, Counts]:
+    """The LP relaxation solved by HiGHS, count rows added while violated
+    (at most :data:`_CUTS_PER_ROUND` a round) until ``time_limit``; the
+    negated duals of its node rows and its count rows (cells, sets, duals)
+    at the last optimal solve (imports highspy: run it in a process
+    without ortools)."""
     import highspy
 
-    job, first, last = data["job"], data["first"], data["last"]
-    cells = len(data["cap"])
-    m = len(job)
+    stop = time.perf_counter() + time_limit
+    job, first, last, q = data["job"], data["first"], data["last"], data["q"]
+    cap = data["cap"]
+    cells = len(cap)
+    m, n = len(job), len(q)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("time_limit", max(0.1, time_limit))
     h.addVars(m, np.zeros(m), np.ones(m))
     h.changeColsCost(m, np.arange(m, dtype=np.int32), data["cost"])
-    n = len(data["q"])
     h.addRows(n, np.ones(n), np.ones(n), m,
               np.searchsorted(job, np.arange(n)).astype(np.int32),
               np.arange(m, dtype=np.int32), np.ones(m))
-    # node rows: column c sits in cells first[c] .. last[c] - 1
+    # node rows: column j sits in cells first[j] .. last[j] - 1
     span = np.maximum(last - first, 0)
     column = np.repeat(np.arange(m), span)
     cell = np.repeat(first, span) + (np.arange(span.sum())
                                      - np.repeat(np.cumsum(span) - span, span))
     order = np.argsort(cell, kind="stable")
     column, cell = column[order], cell[order]
-    row_starts = np.searchsorted(cell, np.arange(cells)).astype(np.int32)
-    h.addRows(cells, np.full(cells, -np.inf), data["cap"], len(column), row_starts,
-              column.astype(np.int32), data["q"][job[column]])
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return np.zeros(cells)
-    return np.maximum(-np.asarray(h.getSolution().row_dual)[n:], 0.0)
+    h.addRows(cells, np.full(cells, -np.inf), cap, len(column),
+              np.searchsorted(cell, np.arange(cells)).astype(np.int32),
+              column.astype(np.int32), q[job[column]])
+    cut_cells: list[int] = []
+    cut_sets: list[np.ndarray] = []
+    answer: tuple[np.ndarray, Counts] = (np.zeros(cells), _no_counts(n))
+    while True:
+        h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return answer
+        solution = h.getSolution()
+        duals = np.maximum(-np.asarray(solution.row_dual)[n:], 0.0)
+        answer = (duals[:cells], (np.array(cut_cells, int),
+                                  np.array(cut_sets, bool).reshape(-1, n),
+                                  duals[cells:]))
+        if time.perf_counter() >= stop:
+            return answer
+        x = np.asarray(solution.col_value)
+        running = np.zeros((n, cells))
+        np.add.at(running, (job[column], cell), x[column])
+        violation, members = _count_cuts_kernel(running, q, cap)
+        chosen = np.argsort(-violation)[:_CUTS_PER_ROUND]
+        chosen = chosen[violation[chosen] > 0]
+        if not len(chosen):
+            return answer
+        for c in chosen.tolist():
+            cols = np.flatnonzero(members[c][job] & (first <= c) & (c < last))
+            h.addRow(-np.inf, most_running(q, members[c], cap[c]), len(cols),
+                     cols.astype(np.int32), np.ones(len(cols)))
+            cut_cells.append(c)
+            cut_sets.append(members[c])
+
+
+def _no_counts(n: int) -> Counts:
+    return np.zeros(0, int), np.zeros((0, n), bool), np.zeros(0)
 
 
 def _bound(instance: Instance, reservations: Reservations | None,
@@ -218,7 +318,8 @@ def _bound(instance: Instance, reservations: Reservations | None,
               time_limit, _GRACE)
     if out is None:
         return None
-    total = lagrangian_bound(data, out["lam"])
+    total = lagrangian_bound(data, out["lam"], (out["count_cells"], out["count_sets"],
+                                                out["count_mu"]))
     return (total - math.fsum(data["releases"].tolist())) / instance.num_jobs
 
 
@@ -247,7 +348,8 @@ def time_indexed_mean_flow_bound(instance: Instance, *,
 
 
 def _answer(data: dict[str, np.ndarray], limit: float) -> dict[str, np.ndarray]:
-    return {"lam": propose_multipliers(data, limit)}
+    lam, (cells, sets, mu) = propose_multipliers(data, limit)
+    return {"lam": lam, "count_cells": cells, "count_sets": sets, "count_mu": mu}
 
 
 if __name__ == "__main__":

@@ -76,19 +76,27 @@ def test_bound_below_the_brute_force_optimum(instance: Instance, data) -> None:
 @slow(40)
 @given(online_workloads(max_jobs=7), st.data())
 def test_any_multipliers_give_a_valid_bound(instance: Instance, data) -> None:
-    """Weak duality: any ``lambda >= 0`` on the node rows gives a bound <= the
-    optimum, whatever proposed it."""
+    """Weak duality: any ``lambda >= 0`` on the node rows and ``mu >= 0`` on
+    count rows of any cells and job sets give a bound <= the optimum,
+    whatever proposed them."""
     case = _small_case(instance, data)
     if case is None:
         return
     window, optimum = case
+    n = window.instance.num_jobs
     cells = data.draw(st.integers(1, 60))
     lp = _lp_data(window.instance, window.reservations, None, cells)
-    lam = np.array(data.draw(st.lists(st.floats(0.0, 5.0), min_size=cells,
-                                      max_size=cells)))
-    total = lagrangian_bound(lp, lam)
-    bound = (total - lp["releases"].sum()) / window.instance.num_jobs
-    assert meets_bound(bound, optimum), (bound, optimum, lam)
+    weights = st.floats(0.0, 5.0)
+    lam = np.array(data.draw(st.lists(weights, min_size=cells, max_size=cells)))
+    rows = data.draw(st.lists(st.tuples(st.integers(0, cells - 1),
+                                        st.lists(st.booleans(), min_size=n, max_size=n),
+                                        weights), max_size=8))
+    counts = (np.array([c for c, _, _ in rows], int),
+              np.array([m for _, m, _ in rows], bool).reshape(-1, n),
+              np.array([w for _, _, w in rows]))
+    total = lagrangian_bound(lp, lam, counts)
+    bound = (total - lp["releases"].sum()) / n
+    assert meets_bound(bound, optimum), (bound, optimum, lam, rows)
 
 
 @slow(30)
