@@ -82,8 +82,8 @@ from .instance import Instance
 from .operations import job_operations
 from .reservations import Reservations
 
-__all__ = ["CELLS", "HOLDS_UNDER", "alone_completions", "lagrangian_bound",
-           "time_indexed_mean_flow_bound"]
+__all__ = ["ALPHAS", "CELLS", "HOLDS_UNDER", "alone_completions", "lagrangian_bound",
+           "start_orders", "time_indexed_mean_flow_bound"]
 
 HOLDS_UNDER: dict[str, frozenset[str]] = {"time-indexed-lp": frozenset({"exclusive"})}
 """``A_i`` puts each I/O phase alone on the node between the busy intervals
@@ -93,6 +93,9 @@ CELLS = 400
 """Cells of the grid; twice as many are tried when time is left
 (:func:`time_indexed_mean_flow_bound`). On KTH-SP2 window 19514:40 (EASY):
 400 cells 10,365 s in 0.6 s, 800 cells 10,457 s in 2.4 s (the LP alone)."""
+
+ALPHAS = (0.2, 0.5, 0.8)
+"""The alpha-points of :func:`start_orders`."""
 
 _GRACE = 15.0
 """Seconds the subprocess may overrun its limit (start-up, imports)."""
@@ -145,8 +148,8 @@ def alone_completions(instance: Instance, reservations: Reservations | None,
 def _lp_data(instance: Instance, reservations: Reservations | None,
              horizon: float | None, cells: int) -> dict[str, np.ndarray]:
     """The columns (``job``, first cell ``first``, one past the last cell
-    held ``last``, ``cost``), the nodes ``q`` per job and the right-hand
-    sides ``cap`` per cell."""
+    held ``last``, ``cost``, the earliest start ``start`` in the cell), the
+    nodes ``q`` per job and the right-hand sides ``cap`` per cell."""
     res = reservations if reservations is not None else Reservations()
     jobs = _jobs(instance, res)
     ect = np.array([job.ect for job in jobs])
@@ -170,6 +173,7 @@ def _lp_data(instance: Instance, reservations: Reservations | None,
     cap = np.asarray(profile.rates, float)[
         np.clip(np.searchsorted(rate_starts, ends, side="left") - 1, 0, None)]
     return {"job": job, "first": first, "last": last, "cost": cost,
+            "start": np.maximum(first * delta, est[job]),
             "q": np.array([job.nodes for job in jobs], float), "cap": cap,
             "releases": np.array([job.release for job in jobs])}
 
@@ -243,12 +247,12 @@ _CUTS_PER_ROUND = 100
 
 
 def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
-                        ) -> tuple[np.ndarray, Counts]:
+                        ) -> tuple[np.ndarray, Counts, np.ndarray]:
     """The LP relaxation solved by HiGHS, count rows added while violated
     (at most :data:`_CUTS_PER_ROUND` a round) until ``time_limit``; the
-    negated duals of its node rows and its count rows (cells, sets, duals)
-    at the last optimal solve (imports highspy: run it in a process
-    without ortools)."""
+    negated duals of its node rows, its count rows (cells, sets, duals)
+    and its solution ``x``, at the last optimal solve (``x`` empty without
+    one; imports highspy: run it in a process without ortools)."""
     import highspy
 
     stop = time.perf_counter() + time_limit
@@ -275,7 +279,8 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
               column.astype(np.int32), q[job[column]])
     cut_cells: list[int] = []
     cut_sets: list[np.ndarray] = []
-    answer: tuple[np.ndarray, Counts] = (np.zeros(cells), _no_counts(n))
+    answer: tuple[np.ndarray, Counts, np.ndarray] = (np.zeros(cells), _no_counts(n),
+                                                     np.zeros(0))
     while True:
         h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))
         h.run()
@@ -283,12 +288,12 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
             return answer
         solution = h.getSolution()
         duals = np.maximum(-np.asarray(solution.row_dual)[n:], 0.0)
+        x = np.asarray(solution.col_value)
         answer = (duals[:cells], (np.array(cut_cells, int),
                                   np.array(cut_sets, bool).reshape(-1, n),
-                                  duals[cells:]))
+                                  duals[cells:]), x)
         if time.perf_counter() >= stop:
             return answer
-        x = np.asarray(solution.col_value)
         running = np.zeros((n, cells))
         np.add.at(running, (job[column], cell), x[column])
         violation, members = _count_cuts_kernel(running, q, cap)
@@ -308,14 +313,23 @@ def _no_counts(n: int) -> Counts:
     return np.zeros(0, int), np.zeros((0, n), bool), np.zeros(0)
 
 
-def _bound(instance: Instance, reservations: Reservations | None,
-           horizon: float | None, cells: int, time_limit: float) -> float | None:
-    """The mean-flow-time bound of one grid (``None`` if the LP process
-    fails)."""
+def _solved(instance: Instance, reservations: Reservations | None,
+            horizon: float | None, cells: int, time_limit: float
+            ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+    """One grid's data and the LP process's answer (``None`` if it
+    failed)."""
     data = _lp_data(instance, reservations, horizon, cells)
     out = ask("opt_sched.bounds_window_tindex",
               {key: data[key] for key in ("job", "first", "last", "cost", "q", "cap")},
               time_limit, _GRACE)
+    return data, out
+
+
+def _bound(instance: Instance, reservations: Reservations | None,
+           horizon: float | None, cells: int, time_limit: float) -> float | None:
+    """The mean-flow-time bound of one grid (``None`` if the LP process
+    fails)."""
+    data, out = _solved(instance, reservations, horizon, cells, time_limit)
     if out is None:
         return None
     total = lagrangian_bound(data, out["lam"], (out["count_cells"], out["count_sets"],
@@ -347,9 +361,39 @@ def time_indexed_mean_flow_bound(instance: Instance, *,
     return {} if bound is None else {"time-indexed-lp": bound}
 
 
+def start_orders(instance: Instance, *, reservations: Reservations | None = None,
+                 horizon: float | None = None, time_limit: float = 2.0,
+                 cells: int = CELLS) -> dict[str, tuple[int, ...]]:
+    """Priority lists from the LP relaxation's solution (Hall, Schulz,
+    Shmoys and Wein's list scheduling by alpha-points): for each ``alpha``
+    of :data:`ALPHAS`, the jobs by the earliest start at which the LP has
+    started ``alpha`` of them (ties by index), named ``lp-alpha20`` etc.
+    Empty when the LP has no solution in ``time_limit``. Orders only: the
+    schedules are built and validated by the window's simulator."""
+    if instance.platform.num_partitions != 1 or instance.has_dependencies \
+            or not instance.num_jobs:
+        return {}
+    data, out = _solved(instance, reservations, horizon, cells, time_limit)
+    if out is None or len(out["x"]) != len(data["job"]):
+        return {}
+    job, x, start = data["job"], np.maximum(out["x"], 0.0), data["start"]
+    bounds = np.flatnonzero(np.r_[True, job[1:] != job[:-1], True])
+    orders = {}
+    for alpha in ALPHAS:
+        points = []
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            started = np.cumsum(x[a:b])
+            k = int(np.searchsorted(started, alpha * started[-1], side="left"))
+            points.append(float(start[a + min(k, b - a - 1)]))
+        orders[f"lp-alpha{round(100 * alpha)}"] = tuple(
+            sorted(range(len(points)), key=lambda i: (points[i], i)))
+    return orders
+
+
 def _answer(data: dict[str, np.ndarray], limit: float) -> dict[str, np.ndarray]:
-    lam, (cells, sets, mu) = propose_multipliers(data, limit)
-    return {"lam": lam, "count_cells": cells, "count_sets": sets, "count_mu": mu}
+    lam, (cells, sets, mu), x = propose_multipliers(data, limit)
+    return {"lam": lam, "count_cells": cells, "count_sets": sets, "count_mu": mu,
+            "x": x}
 
 
 if __name__ == "__main__":

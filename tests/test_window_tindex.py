@@ -17,6 +17,7 @@ from opt_sched.bounds_window_tindex import (
     _lp_data,
     alone_completions,
     lagrangian_bound,
+    start_orders,
     time_indexed_mean_flow_bound,
 )
 from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
@@ -152,6 +153,22 @@ def test_a_job_stretched_by_the_running_io_by_hand() -> None:
     bound = found["time-indexed-lp"]
     assert alone + 0.25 < bound
     assert meets_bound(bound, optimum)
+
+
+def test_alpha_point_orders_give_valid_schedules_on_a_trace_window() -> None:
+    """The LP's alpha-point orders on a window of the bundled KTH-SP2 head:
+    each an order of the window's jobs; the best list schedule with them
+    passes the validator with the running jobs."""
+    window = kth_head_window()
+    orders = start_orders(window.instance, reservations=window.reservations,
+                          time_limit=5.0)
+    assert len(orders) == 3
+    for order in orders.values():
+        assert sorted(order) == list(range(window.instance.num_jobs))
+    best = best_heuristic(window, "mean-flow-time", search_seconds=0.0, orders=orders)
+    window.validate(best.schedule)
+    assert best.value == objective_value(window.instance, best.schedule,
+                                         "mean-flow-time")
 
 
 def test_the_bracket_uses_it_on_a_trace_window() -> None:

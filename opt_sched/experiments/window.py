@@ -83,6 +83,15 @@ RIGID_SECONDS = 5.0
 KTH-SP2 makespan windows, the two where its bound was the best closed in
 0.1 s (``models/rigid-relaxation.md``)."""
 
+LP_ORDER_SHARE = 0.1
+"""The share of the schedule side's time (at most :data:`LP_ORDER_SECONDS`)
+for the start-indexed LP whose alpha-points are priority lists of the mean
+flow time (:func:`opt_sched.bounds_window_tindex.start_orders`)."""
+
+LP_ORDER_SECONDS = 2.0
+"""The most seconds of that LP: on the KTH-SP2 windows of
+``models/time-indexed-lp.md`` it is solved at 400 cells in 0.3-0.6 s."""
+
 
 def rigid_for(window: Window, objective: str, incumbent: Schedule, *,
               time_limit: float, num_workers: int = 2, seed: int = 0
@@ -257,13 +266,22 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
     instance = window.instance
     relaxation = rigid_for(window, objective, window.schedule, time_limit=time_limit,
                            num_workers=num_workers, seed=seed)
+    orders = {"rigid": relaxation.order} if relaxation.order else {}
+    if objective == "mean-flow-time":
+        # the start-indexed LP's alpha-points (models/time-indexed-lp.md)
+        from ..bounds_window_tindex import start_orders
+
+        orders.update(start_orders(
+            instance, reservations=window.reservations,
+            horizon=objective_value(instance, window.schedule, "makespan"),
+            time_limit=min(LP_ORDER_SECONDS, LP_ORDER_SHARE * time_limit)))
     # mean flow time: CP-SAT's guide rarely beats the local search (issue 27)
     local = (min(12.0, 0.4 * time_limit) if objective == "mean-flow-time"
              else min(2.0, 0.1 * time_limit))
     heuristic = best_heuristic(
         window, objective, search_seconds=local,
-        list_seconds=max(0.0, time_limit - relaxation.seconds),
-        orders={"rigid": relaxation.order} if relaxation.order else None)
+        list_seconds=max(0.0, time_limit - (time.perf_counter() - started)),
+        orders=orders or None)
     window.validate(heuristic.schedule)
     heuristic_value = objective_value(instance, heuristic.schedule, objective)
     left = max(0.05, time_limit - (time.perf_counter() - started))
