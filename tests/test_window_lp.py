@@ -35,21 +35,23 @@ from opt_sched.scheduling import replay
 from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
-from .window_helpers import TRACES, drawn_window, slow
+from .window_helpers import (
+    TRACES,
+    check_mean_flow_bound,
+    drawn_window,
+    slow,
+    small_mean_flow_case,
+)
 
 SLOW = slow(25)
 
 
 def _small_case(instance: Instance, data, horizons: list[float | None]):
-    """A window small enough for the brute force (at most 4 jobs and 6 I/O
-    phases; ``None`` otherwise), its mean-flow-time optimum and an LP
-    horizon drawn from ``horizons``."""
-    window = drawn_window(instance, data)
-    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
-        return None
-    optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
-                                    reservations=window.reservations)
-    return window, optimum, data.draw(st.sampled_from(horizons))
+    """:func:`small_mean_flow_case` and an LP horizon drawn from
+    ``horizons``."""
+    case = small_mean_flow_case(instance, data)
+    return None if case is None else (*case, data.draw(st.sampled_from(horizons)))
+
 
 @SLOW
 @given(online_workloads(max_jobs=7), st.data())
@@ -64,13 +66,7 @@ def test_lp_bound_below_the_brute_force_optimum(instance: Instance, data) -> Non
                                         reservations=window.reservations,
                                         time_limit=2.0, horizon=horizon)
     assert set(found) == {"interval-lp"}
-    bound = found["interval-lp"]
-    assert meets_bound(bound, optimum), (bound, optimum)
-    alone = flow_bounds(window.instance, "mean-flow-time",
-                        reservations=window.reservations)["alone"]
-    assert bound >= alone - 1e-9 * max(1.0, abs(alone))
-    online = objective_value(window.instance, window.schedule, "mean-flow-time")
-    assert meets_bound(bound, online)
+    check_mean_flow_bound(window, optimum, found["interval-lp"])
 
 
 @settings(max_examples=40, deadline=None,

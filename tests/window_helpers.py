@@ -94,3 +94,32 @@ def kth_head_window(start: int = 15, count: int = 10):
     trace, _ = read_swf(TRACES / "kth-sp2-head.swf")
     instance = convert_trace(trace, "darshan-cori", seed=0, alpha=0.5).instance
     return extract_window(instance, replay(instance, "easy"), start, count)
+
+
+def small_mean_flow_case(instance: Instance, data):
+    """A window of ``instance`` small enough for the brute force (at most 4
+    jobs and 6 I/O phases; ``None`` otherwise) and its mean-flow-time
+    optimum with the reservations."""
+    from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
+
+    window = drawn_window(instance, data)
+    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
+        return None
+    optimum, _ = brute_force_hpc_io(window.instance, "mean-flow-time",
+                                    reservations=window.reservations)
+    return window, optimum
+
+
+def check_mean_flow_bound(window, optimum: float, bound: float) -> float:
+    """A window's mean-flow-time bound: <= the optimum, >= ``alone``, <= the
+    online value. Returns ``alone``."""
+    from opt_sched.bounds_flow import flow_bounds
+    from opt_sched.objectives import meets_bound, objective_value
+
+    assert meets_bound(bound, optimum), (bound, optimum)
+    alone = flow_bounds(window.instance, "mean-flow-time",
+                        reservations=window.reservations)["alone"]
+    assert bound >= alone - 1e-9 * max(1.0, abs(alone))
+    online = objective_value(window.instance, window.schedule, "mean-flow-time")
+    assert meets_bound(bound, online)
+    return alone
