@@ -158,22 +158,26 @@ def _lp_data(instance: Instance, reservations: Reservations | None,
     horizon = horizon if horizon > 0 else 1.0  # every job of length 0 at 0
     delta = horizon / cells
     est = np.array([job.est for job in jobs])
-    first_cell = np.minimum(np.floor(est / delta).astype(int), cells)
-    completions = alone_completions(instance, res, np.arange(cells + 1) * delta)
+    # the cells' bounds are these floats b_k = k delta; every rounding below
+    # is checked against them (a start maps to the k with b_k <= S < b_k+1)
+    bound_of = np.arange(cells + 1) * delta
+    first_cell = np.floor(est / delta).astype(int)
+    first_cell -= bound_of[np.minimum(first_cell, cells)] > est
+    first_cell = np.minimum(first_cell, cells)
+    completions = alone_completions(instance, res, bound_of)
     job = np.concatenate([np.full(cells + 1 - k, i) for i, k in enumerate(first_cell)])
     first = np.concatenate([np.arange(k, cells + 1) for k in first_cell])
     cost = completions[job, first]
-    with np.errstate(over="ignore", invalid="ignore"):
-        held = np.floor(cost / delta)
-    last = np.where(first < cells, np.clip(held, first, cells), first).astype(int)
+    held = np.minimum(np.floor(cost / delta), cells).astype(int)
+    held -= bound_of[held] > cost  # b_e <= A_i(S_ik): held until then
+    last = np.where(first < cells, np.clip(held, first, cells), first)
     nodes = instance.platform.partitions[0].nodes
     profile = res.node_profile(nodes)
     rate_starts = np.asarray(profile.starts, float)
-    ends = (np.arange(cells) + 1) * delta  # the rate just before each cell's end
-    cap = np.asarray(profile.rates, float)[
-        np.clip(np.searchsorted(rate_starts, ends, side="left") - 1, 0, None)]
+    cap = np.asarray(profile.rates, float)[  # the rate just before each b_c+1
+        np.clip(np.searchsorted(rate_starts, bound_of[1:], side="left") - 1, 0, None)]
     return {"job": job, "first": first, "last": last, "cost": cost,
-            "start": np.maximum(first * delta, est[job]),
+            "start": np.maximum(bound_of[first], est[job]),
             "q": np.array([job.nodes for job in jobs], float), "cap": cap,
             "releases": np.array([job.release for job in jobs])}
 
