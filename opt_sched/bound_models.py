@@ -33,6 +33,8 @@ alone, io-srpt, ...      flow objectives     exclusive, shared
 (with reservations)      flow / window       exclusive
 interval-lp              mean flow / window  exclusive
 time-indexed-lp          mean flow / window  exclusive
+time-indexed-edf         max flow stretch /  exclusive
+                         window
 split-srpt, ...,         window              exclusive
 beside-knapsack
 exact-solver             any                 exclusive

@@ -82,10 +82,12 @@ from .instance import Instance
 from .operations import job_operations
 from .reservations import Reservations
 
-__all__ = ["ALPHAS", "CELLS", "HOLDS_UNDER", "alone_completions", "lagrangian_bound",
-           "start_orders", "time_indexed_mean_flow_bound"]
+__all__ = ["ALPHAS", "CELLS", "HOLDS_UNDER", "alone_completions",
+           "deadline_certificate", "lagrangian_bound", "start_orders",
+           "time_indexed_mean_flow_bound", "time_indexed_stretch_bound"]
 
-HOLDS_UNDER: dict[str, frozenset[str]] = {"time-indexed-lp": frozenset({"exclusive"})}
+HOLDS_UNDER: dict[str, frozenset[str]] = {
+    name: frozenset({"exclusive"}) for name in ("time-indexed-lp", "time-indexed-edf")}
 """``A_i`` puts each I/O phase alone on the node between the busy intervals
 (the exclusive rule)."""
 
@@ -179,7 +181,8 @@ def _lp_data(instance: Instance, reservations: Reservations | None,
     return {"job": job, "first": first, "last": last, "cost": cost,
             "start": np.maximum(bound_of[first], est[job]),
             "q": np.array([job.nodes for job in jobs], float), "cap": cap,
-            "releases": np.array([job.release for job in jobs])}
+            "releases": np.array([job.release for job in jobs]),
+            "length": np.array([job.length for job in jobs])}
 
 
 def lagrangian_bound(data: dict[str, np.ndarray], lam: np.ndarray,
@@ -250,24 +253,18 @@ multipliers."""
 _CUTS_PER_ROUND = 100
 
 
-def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
-                        ) -> tuple[np.ndarray, Counts, np.ndarray]:
-    """The LP relaxation solved by HiGHS, count rows added while violated
-    (at most :data:`_CUTS_PER_ROUND` a round) until ``time_limit``; the
-    negated duals of its node rows, its count rows (cells, sets, duals)
-    and its solution ``x``, at the last optimal solve (``x`` empty without
-    one; imports highspy: run it in a process without ortools)."""
-    import highspy
-
-    stop = time.perf_counter() + time_limit
-    job, first, last, q = data["job"], data["first"], data["last"], data["q"]
-    cap = data["cap"]
-    cells = len(cap)
-    m, n = len(job), len(q)
+def _node_lp(highspy, data: dict[str, np.ndarray], cost: np.ndarray, *, slack: bool):
+    """A HiGHS model of the programme's LP relaxation (module doc): the
+    columns with ``cost``, the convexity rows, the node rows (each with a
+    slack of cost 1 if ``slack``: the phase-1 LP of a deadline test).
+    Returns it with the node rows' nonzeros ``(column, cell)``."""
+    job, first, last = data["job"], data["first"], data["last"]
+    q, cap = data["q"], data["cap"]
+    cells, m, n = len(cap), len(job), len(q)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.addVars(m, np.zeros(m), np.ones(m))
-    h.changeColsCost(m, np.arange(m, dtype=np.int32), data["cost"])
+    h.changeColsCost(m, np.arange(m, dtype=np.int32), cost)
     h.addRows(n, np.ones(n), np.ones(n), m,
               np.searchsorted(job, np.arange(n)).astype(np.int32),
               np.arange(m, dtype=np.int32), np.ones(m))
@@ -281,6 +278,29 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
     h.addRows(cells, np.full(cells, -np.inf), cap, len(column),
               np.searchsorted(cell, np.arange(cells)).astype(np.int32),
               column.astype(np.int32), q[job[column]])
+    if slack:  # z_c >= 0 of cost 1 in node row c: load_c - z_c <= cap_c
+        h.addVars(cells, np.zeros(cells), np.full(cells, np.inf))
+        h.changeColsCost(cells, np.arange(m, m + cells, dtype=np.int32), np.ones(cells))
+        for c in range(cells):
+            h.changeCoeff(n + c, m + c, -1.0)
+    return h, column, cell
+
+
+def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
+                        ) -> tuple[np.ndarray, Counts, np.ndarray]:
+    """The LP relaxation solved by HiGHS, count rows added while violated
+    (at most :data:`_CUTS_PER_ROUND` a round) until ``time_limit``; the
+    negated duals of its node rows, its count rows (cells, sets, duals)
+    and its solution ``x``, at the last optimal solve (``x`` empty without
+    one; imports highspy: run it in a process without ortools)."""
+    import highspy
+
+    stop = time.perf_counter() + time_limit
+    job, first, last, q = data["job"], data["first"], data["last"], data["q"]
+    cap = data["cap"]
+    cells = len(cap)
+    n = len(q)
+    h, column, cell = _node_lp(highspy, data, data["cost"], slack=False)
     cut_cells: list[int] = []
     cut_sets: list[np.ndarray] = []
     answer: tuple[np.ndarray, Counts, np.ndarray] = (np.zeros(cells), _no_counts(n),
@@ -394,7 +414,117 @@ def start_orders(instance: Instance, *, reservations: Reservations | None = None
     return orders
 
 
+def _allowed(data: dict[str, np.ndarray], stretch: float) -> np.ndarray:
+    """The columns that meet the deadlines of ``stretch``: ``A_i(S_ik) <= r_i
+    + stretch T_i`` (every column of a job of length 0, whose stretch counts
+    1)."""
+    job, length = data["job"], data["length"]
+    return (data["cost"] <= data["releases"][job] + stretch * length[job]) \
+        | (length[job] <= 0)
+
+
+def deadline_certificate(data: dict[str, np.ndarray], stretch: float,
+                         lam: np.ndarray) -> float:
+    """``sum_i min_{k allowed} Q_i sum_{k <= c < e_ik} lambda_c - sum_c
+    lambda_c cap_c`` over the columns that meet the deadlines of
+    ``stretch``: positive (``inf`` if a job has none) proves that no
+    schedule has a max flow stretch ``<= stretch`` (module doc)."""
+    lam = np.maximum(np.asarray(lam, float), 0.0)
+    prefix = np.concatenate([[0.0], np.cumsum(lam)])
+    job = data["job"]
+    held = data["q"][job] * (prefix[data["last"]] - prefix[data["first"]])
+    held = np.where(_allowed(data, stretch), held, np.inf)
+    starts = np.flatnonzero(np.r_[True, job[1:] != job[:-1]])
+    least = np.minimum.reduceat(held, starts)
+    if np.isinf(least).any():
+        return math.inf
+    return math.fsum(least.tolist()) - math.fsum((lam * data["cap"]).tolist())
+
+
+def propose_refutation(data: dict[str, np.ndarray], lower: float, upper: float,
+                       time_limit: float, steps: int = 30
+                       ) -> tuple[float, np.ndarray]:
+    """Bisection over the stretch in ``[lower, upper]`` with the phase-1 LP
+    of the deadline test (node rows with slacks of cost 1, the columns that
+    miss a deadline fixed to 0): a positive optimum refutes the stretch,
+    and its node rows' negated duals are the certificate. Returns the
+    largest refuted stretch and its ``lambda`` (``nan`` if ``lower`` is
+    not refuted; imports highspy: run it in a process without ortools)."""
+    import highspy
+
+    stop = time.perf_counter() + time_limit
+    m, n, cells = len(data["job"]), len(data["q"]), len(data["cap"])
+    h, _, _ = _node_lp(highspy, data, np.zeros(m), slack=True)
+    every = np.arange(m, dtype=np.int32)
+
+    def refuted(stretch: float) -> np.ndarray | None:
+        allowed = _allowed(data, stretch)
+        h.changeColsBounds(m, every, np.zeros(m), allowed.astype(float))
+        h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))
+        h.run()
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return np.zeros(cells)  # a job misses its deadline in every cell
+        if status != highspy.HighsModelStatus.kOptimal \
+                or h.getInfo().objective_function_value <= 1e-7:
+            return None
+        return np.maximum(-np.asarray(h.getSolution().row_dual)[n:n + cells], 0.0)
+
+    best = refuted(lower)
+    if best is None:
+        return math.nan, np.zeros(cells)
+    lo, hi = lower, upper
+    for _ in range(steps):
+        if time.perf_counter() >= stop:
+            break
+        mid = (lo + hi) / 2
+        lam = refuted(mid)
+        if lam is None:
+            hi = mid
+        else:
+            lo, best = mid, lam
+    return lo, best
+
+
+def time_indexed_stretch_bound(instance: Instance, lower: float, upper: float, *,
+                               reservations: Reservations | None = None,
+                               horizon: float | None = None,
+                               time_limit: float = 5.0,
+                               cells: int = CELLS) -> dict[str, float]:
+    """``{"time-indexed-edf": x}`` on the max flow stretch: the largest
+    ``x`` in ``[lower, upper]`` whose deadlines ``d_i = r_i + x T_i`` the
+    programme of the module doc cannot meet (the columns with ``A_i(S_ik)
+    > d_i`` removed), proven by the certificate of
+    :func:`deadline_certificate`, checked here. Empty if ``lower`` is not
+    refuted, or for a platform of several partitions or dependencies.
+    ``horizon``: where the grid ends (any value is valid); by default the
+    latest deadline at ``upper``."""
+    if instance.platform.num_partitions != 1 or instance.has_dependencies \
+            or not instance.num_jobs or not upper > lower:
+        return {}
+    jobs = _jobs(instance, reservations)
+    latest = max(job.release + upper * job.length for job in jobs)
+    horizon = latest if horizon is None else min(horizon, latest)
+    data = _lp_data(instance, reservations, horizon, cells)
+    out = ask("opt_sched.bounds_window_tindex",
+              {**{key: data[key] for key in ("job", "first", "last", "cost", "q", "cap",
+                                             "releases", "length")},
+               "stretch_range": np.array([lower, upper])}, time_limit, _GRACE)
+    if out is None or not math.isfinite(float(out["stretch"])):
+        return {}
+    stretch = float(out["stretch"])
+    paid = math.fsum((np.maximum(out["lam"], 0.0) * data["cap"]).tolist())
+    margin = 1e-9 * (1.0 + paid)  # the certificate's float noise
+    if not deadline_certificate(data, stretch, out["lam"]) > margin:
+        return {}
+    return {"time-indexed-edf": stretch}
+
+
 def _answer(data: dict[str, np.ndarray], limit: float) -> dict[str, np.ndarray]:
+    if "stretch_range" in data:
+        lower, upper = data.pop("stretch_range").tolist()
+        stretch, lam = propose_refutation(data, lower, upper, limit)
+        return {"stretch": np.array(stretch), "lam": lam}
     lam, (cells, sets, mu), x = propose_multipliers(data, limit)
     return {"lam": lam, "count_cells": cells, "count_sets": sets, "count_mu": mu,
             "x": x}

@@ -16,9 +16,11 @@ from opt_sched.bounds_flow import _jobs, flow_bounds
 from opt_sched.bounds_window_tindex import (
     _lp_data,
     alone_completions,
+    deadline_certificate,
     lagrangian_bound,
     start_orders,
     time_indexed_mean_flow_bound,
+    time_indexed_stretch_bound,
 )
 from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
 from opt_sched.experiments.window import window_bounds
@@ -216,3 +218,52 @@ def test_bound_below_the_optimum_where_the_io_stretches_jobs(case, cells) -> Non
     alone = flow_bounds(instance, "mean-flow-time", reservations=reservations)["alone"]
     event("above alone" if bound > alone + 1e-6 else "alone")
     event("optimum reached" if bound >= optimum - 1e-6 else "below the optimum")
+
+
+def _stretch_optimum(instance: Instance, reservations: Reservations) -> float:
+    optimum, _ = brute_force_hpc_io(instance, "max-flow-stretch",
+                                    reservations=reservations)
+    return optimum
+
+
+@slow(40)
+@given(busy_windows(), st.sampled_from([10, 100, 400]), st.data())
+def test_stretch_bound_below_the_optimum(case, cells, data) -> None:
+    """``time-indexed-edf`` (HiGHS proposes, the certificate is checked
+    here) <= the brute-force max flow stretch with the reservations; and a
+    certificate from any ``lambda >= 0`` that comes out positive for a
+    stretch proves the optimum above it."""
+    instance, reservations = case
+    optimum = _stretch_optimum(instance, reservations)
+    found = time_indexed_stretch_bound(instance, 1.0, 2.0 * optimum + 1.0,
+                                       reservations=reservations, time_limit=2.0,
+                                       cells=cells)
+    if found:
+        assert meets_bound(found["time-indexed-edf"], optimum), (found, optimum)
+    event("refuted above 1" if found else "nothing refuted")
+    lp = _lp_data(instance, reservations, None, cells)
+    stretch = data.draw(st.floats(1.0, 2.0 * optimum))
+    lam = np.array(data.draw(st.lists(st.floats(0.0, 5.0), min_size=cells,
+                                      max_size=cells)))
+    if deadline_certificate(lp, stretch, lam) > 1e-9:
+        assert optimum > stretch * (1 - 1e-9), (optimum, stretch)
+        event("random certificate positive")
+
+
+@slow(20)
+@given(online_workloads(max_jobs=7), st.data())
+def test_stretch_bound_below_the_optimum_on_trace_windows(instance: Instance,
+                                                          data) -> None:
+    """The same on small windows of replayed workloads (running jobs,
+    queued jobs)."""
+    window = drawn_window(instance, data)
+    if window.instance.num_jobs > 4 or window.instance.num_io_phases > 6:
+        return
+    optimum = _stretch_optimum(window.instance, window.reservations)
+    online = objective_value(window.instance, window.schedule, "max-flow-stretch")
+    found = time_indexed_stretch_bound(window.instance, 1.0, online,
+                                       reservations=window.reservations,
+                                       time_limit=2.0)
+    if found:
+        assert meets_bound(found["time-indexed-edf"], optimum), (found, optimum)
+    event("refuted above 1" if found else "nothing refuted")

@@ -224,6 +224,16 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                                               reservations=reservations))
         bounds.update(energetic_stretch_bound(instance, max(bounds.values()), upper,
                                               reservations=reservations))
+        if holds(TINDEX_HOLDS_UNDER, "time-indexed-edf", execution):
+            # deadline tests on the start-indexed programme, each job as long
+            # as the running jobs' I/O makes it (models/time-indexed-lp.md)
+            from ..bounds_window_tindex import time_indexed_stretch_bound
+
+            tindex_started = time.perf_counter()
+            bounds.update(time_indexed_stretch_bound(
+                instance, max(bounds.values()), upper, reservations=reservations,
+                time_limit=min(TINDEX_SECONDS, TINDEX_SHARE * time_limit)))
+            time_limit = max(0.1, time_limit - (time.perf_counter() - tindex_started))
     if objective == "makespan" and holds(RIGID_HOLDS_UNDER, "rigid-cumulative",
                                          execution):
         if relaxation is None or relaxation.objective != objective:
