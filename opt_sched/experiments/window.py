@@ -84,14 +84,15 @@ KTH-SP2 makespan windows, the two where its bound was the best closed in
 0.1 s (``models/rigid-relaxation.md``)."""
 
 TINDEX_SHARE = 0.2
-"""The share of the mean flow time's bound side (at most
-:data:`TINDEX_SECONDS`) for the start-indexed LP bound
-(:mod:`opt_sched.bounds_window_tindex`), taken first."""
+"""The share of the bound side's time (at most :data:`TINDEX_SECONDS`) for
+the start-indexed programme (:mod:`opt_sched.bounds_window_tindex`): the
+mean flow time's LP bound, taken before the interval LP, and the max flow
+stretch's deadline tests."""
 
 TINDEX_SECONDS = 5.0
-"""The most seconds of that LP: at 400 cells it is solved in 0.3-0.6 s on
-40-job KTH-SP2 windows, its count rows take the rest
-(``models/time-indexed-lp.md``)."""
+"""The most seconds of that programme: at 400 cells its LP is solved in
+0.3-0.6 s on 40-job KTH-SP2 windows; the count rows, or the bisection of
+the deadline tests, take the rest (``models/time-indexed-lp.md``)."""
 
 LP_ORDER_SHARE = 0.1
 """The share of the schedule side's time (at most :data:`LP_ORDER_SECONDS`)
