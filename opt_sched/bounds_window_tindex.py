@@ -102,6 +102,13 @@ ALPHAS = (0.2, 0.5, 0.8)
 _GRACE = 15.0
 """Seconds the subprocess may overrun its limit (start-up, imports)."""
 
+_CUTS_PER_ROUND = 100
+"""The most count rows added between two solves."""
+
+Counts = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""Count rows: their cells, their 0/1 member sets (rows), their
+multipliers."""
+
 
 @njit(cache=True)
 def _alone_kernel(starts, lags, durations, tail, busy_start, busy_end):
@@ -244,13 +251,6 @@ def _count_cuts_kernel(running, nodes, cap):
         for r in range(size_best):
             members[c, order[r]] = True
     return violation, members
-
-
-Counts = tuple[np.ndarray, np.ndarray, np.ndarray]
-"""Count rows: their cells, their 0/1 member sets (rows), their
-multipliers."""
-
-_CUTS_PER_ROUND = 100
 
 
 def _node_lp(highspy, data: dict[str, np.ndarray], cost: np.ndarray, *, slack: bool):
