@@ -217,8 +217,7 @@ def lagrangian_bound(data: dict[str, np.ndarray], lam: np.ndarray,
             reduced = reduced + weight * holds_cell
             paid.append(weight * most_running(data["q"], members, data["cap"][cell]))
         rhs += math.fsum(paid)
-    starts = np.flatnonzero(np.r_[True, job[1:] != job[:-1]])
-    least = np.minimum.reduceat(reduced, starts)
+    least = np.minimum.reduceat(reduced, _first_columns(job))
     return math.fsum(least.tolist()) - rhs
 
 
@@ -334,7 +333,13 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
 
 
 def _no_counts(n: int) -> Counts:
+    """No count row (for ``n`` jobs)."""
     return np.zeros(0, int), np.zeros((0, n), bool), np.zeros(0)
+
+
+def _first_columns(job: np.ndarray) -> np.ndarray:
+    """The index of each job's first column (the columns are by job)."""
+    return np.flatnonzero(np.r_[True, job[1:] != job[:-1]])
 
 
 def _solved(instance: Instance, reservations: Reservations | None,
@@ -401,11 +406,11 @@ def start_orders(instance: Instance, *, reservations: Reservations | None = None
     if out is None or len(out["x"]) != len(data["job"]):
         return {}
     job, x, start = data["job"], np.maximum(out["x"], 0.0), data["start"]
-    bounds = np.flatnonzero(np.r_[True, job[1:] != job[:-1], True])
+    edges = np.r_[_first_columns(job), len(job)]
     orders = {}
     for alpha in ALPHAS:
         points = []
-        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
             started = np.cumsum(x[a:b])
             k = int(np.searchsorted(started, alpha * started[-1], side="left"))
             points.append(float(start[a + min(k, b - a - 1)]))
@@ -434,8 +439,7 @@ def deadline_certificate(data: dict[str, np.ndarray], stretch: float,
     job = data["job"]
     held = data["q"][job] * (prefix[data["last"]] - prefix[data["first"]])
     held = np.where(_allowed(data, stretch), held, np.inf)
-    starts = np.flatnonzero(np.r_[True, job[1:] != job[:-1]])
-    least = np.minimum.reduceat(held, starts)
+    least = np.minimum.reduceat(held, _first_columns(job))
     if np.isinf(least).any():
         return math.inf
     return math.fsum(least.tolist()) - math.fsum((lam * data["cap"]).tolist())
