@@ -342,27 +342,28 @@ def _first_columns(job: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, job[1:] != job[:-1]])
 
 
+_SENT = ("job", "first", "last", "cost", "q", "cap")
+"""The arrays of a grid that the LP process needs."""
+
+
 def _solved(instance: Instance, reservations: Reservations | None,
             horizon: float | None, cells: int, time_limit: float
             ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
     """One grid's data and the LP process's answer (``None`` if it
     failed)."""
     data = _lp_data(instance, reservations, horizon, cells)
-    out = ask("opt_sched.bounds_window_tindex",
-              {key: data[key] for key in ("job", "first", "last", "cost", "q", "cap")},
+    out = ask("opt_sched.bounds_window_tindex", {key: data[key] for key in _SENT},
               time_limit, _GRACE)
     return data, out
 
 
-def _bound(instance: Instance, reservations: Reservations | None,
-           horizon: float | None, cells: int, time_limit: float) -> float | None:
-    """The mean-flow-time bound of one grid (``None`` if the LP process
-    fails)."""
-    data, out = _solved(instance, reservations, horizon, cells, time_limit)
-    if out is None:
-        return None
-    total = lagrangian_bound(data, out["lam"], (out["count_cells"], out["count_sets"],
-                                                out["count_mu"]))
+def _flow_bound(instance: Instance, data: dict[str, np.ndarray],
+                out: dict[str, np.ndarray], prefix: str = "") -> float:
+    """The mean-flow-time bound of a grid's ``data`` from the multipliers of
+    the LP process's answer ``out`` (its keys with ``prefix``)."""
+    total = lagrangian_bound(data, out[prefix + "lam"],
+                             (out[prefix + "count_cells"], out[prefix + "count_sets"],
+                              out[prefix + "count_mu"]))
     return (total - math.fsum(data["releases"].tolist())) / instance.num_jobs
 
 
@@ -375,19 +376,23 @@ def time_indexed_mean_flow_bound(instance: Instance, *,
     for a one-partition instance without dependencies (empty otherwise, or
     when the LP process fails). ``horizon``: where the grid ends (e.g. an
     incumbent's makespan; any value is valid, it sets the resolution).
-    When the LP ends within a third of ``time_limit``, it is solved again
-    with twice the cells in the time left and the larger bound kept."""
+    When the LP ends within a third of ``time_limit``, the same process
+    solves it again with twice the cells in the time left, and the larger
+    bound is kept."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
             or not instance.num_jobs:
         return {}
-    began = time.perf_counter()
-    bound = _bound(instance, reservations, horizon, cells, time_limit)
-    left = time_limit - (time.perf_counter() - began)
-    if bound is not None and left > 2.0 / 3.0 * time_limit:
-        finer = _bound(instance, reservations, horizon, 2 * cells, left)
-        if finer is not None:
-            bound = max(bound, finer)
-    return {} if bound is None else {"time-indexed-lp": bound}
+    coarse = _lp_data(instance, reservations, horizon, cells)
+    fine = _lp_data(instance, reservations, horizon, 2 * cells)
+    out = ask("opt_sched.bounds_window_tindex",
+              {**{key: coarse[key] for key in _SENT},
+               **{"fine_" + key: fine[key] for key in _SENT}}, time_limit, _GRACE)
+    if out is None:
+        return {}
+    bound = _flow_bound(instance, coarse, out)
+    if "fine_lam" in out:
+        bound = max(bound, _flow_bound(instance, fine, out, "fine_"))
+    return {"time-indexed-lp": bound}
 
 
 def start_orders(instance: Instance, *, reservations: Reservations | None = None,
@@ -529,6 +534,16 @@ def _answer(data: dict[str, np.ndarray], limit: float) -> dict[str, np.ndarray]:
         lower, upper = data.pop("stretch_range").tolist()
         stretch, lam = propose_refutation(data, lower, upper, limit)
         return {"stretch": np.array(stretch), "lam": lam}
+    began = time.perf_counter()
+    out = _lp_answer({key: data[key] for key in _SENT}, limit)
+    left = limit - (time.perf_counter() - began)
+    if "fine_job" in data and left > 2.0 / 3.0 * limit:  # a finer grid in the rest
+        fine = _lp_answer({key: data["fine_" + key] for key in _SENT}, left)
+        out.update({"fine_" + key: value for key, value in fine.items()})
+    return out
+
+
+def _lp_answer(data: dict[str, np.ndarray], limit: float) -> dict[str, np.ndarray]:
     lam, (cells, sets, mu), x = propose_multipliers(data, limit)
     return {"lam": lam, "count_cells": cells, "count_sets": sets, "count_mu": mu,
             "x": x}
