@@ -382,6 +382,9 @@ def time_indexed_mean_flow_bound(instance: Instance, *,
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
             or not instance.num_jobs:
         return {}
+    if instance.num_jobs == 1:  # the programme's optimum is A(est) = ect: no LP
+        (job,) = _jobs(instance, reservations)
+        return {"time-indexed-lp": job.ect - job.release}
     coarse = _lp_data(instance, reservations, horizon, cells)
     fine = _lp_data(instance, reservations, horizon, 2 * cells)
     out = ask("opt_sched.bounds_window_tindex",
@@ -405,7 +408,7 @@ def start_orders(instance: Instance, *, reservations: Reservations | None = None
     Empty when the LP has no solution in ``time_limit``. Orders only: the
     schedules are built and validated by the window's simulator."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
-            or not instance.num_jobs:
+            or instance.num_jobs < 2:  # one job: nothing to order
         return {}
     data, out = _solved(instance, reservations, horizon, cells, time_limit)
     if out is None or len(out["x"]) != len(data["job"]):
@@ -509,8 +512,8 @@ def time_indexed_stretch_bound(instance: Instance, lower: float, upper: float, *
     ``horizon``: where the grid ends (any value is valid); by default the
     latest deadline at ``upper``."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
-            or not instance.num_jobs or not upper > lower:
-        return {}
+            or instance.num_jobs < 2 or not upper > lower:
+        return {}  # one job: its deadline test is the alone bound's
     jobs = _jobs(instance, reservations)
     latest = max(job.release + upper * job.length for job in jobs)
     horizon = latest if horizon is None else min(horizon, latest)
