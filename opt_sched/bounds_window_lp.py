@@ -47,9 +47,9 @@ HiGHS solves the LP relaxation (rows added while violated) only to
 *propose* ``lambda`` (its row duals); the bound is then computed here from
 ``lambda`` by the formula above, so it is valid whatever the LP solver's
 accuracy or time limit (``lambda = 0`` gives ``sum_i ect_i``, the ``alone``
-bound). HiGHS runs in a fresh interpreter (``python -m
-opt_sched.bounds_window_lp``): highspy and ortools cannot share a process
-(:mod:`opt_sched.exact.milp.backend`).
+bound). HiGHS runs where :func:`opt_sched.highs_process.highs_mode` says:
+in this process when highspy and ortools can share it, else in a fresh
+interpreter (``python -m opt_sched.bounds_window_lp``).
 
 Exclusive I/O with reservations only (the I/O rows need one phase at a time
 and the busy intervals at full bandwidth); one partition, no dependencies.
@@ -66,7 +66,7 @@ import numpy as np
 from numba import njit
 
 from .bounds_flow import _jobs
-from .highs_process import ask, serve
+from .highs_process import ask, load_highspy, run_interruptibly, serve
 from .instance import Instance
 from .reservations import Reservations
 
@@ -330,12 +330,13 @@ def _largest(values: np.ndarray, count: int) -> np.ndarray:
 def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
                         allowed: np.ndarray | None = None, counts: bool = True
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row generation on the LP relaxation with HiGHS (imports highspy: run
-    it in a process without ortools); ``allowed`` (0/1 per ``x_ik``) the
+    """Row generation on the LP relaxation with HiGHS (imports highspy:
+    call it where :func:`~opt_sched.highs_process.highs_mode` allows, or
+    through :func:`~opt_sched.highs_process.ask`); ``allowed`` (0/1 per ``x_ik``) the
     intervals of a branch; ``counts``: count rows too. Returns the rows
     ``(kind, s index, t index, set index)``, their multipliers ``lambda >=
     0`` (the negated row duals) and the count rows' job sets (0/1 rows)."""
-    import highspy
+    highspy = load_highspy()
 
     stop = time.perf_counter() + time_limit
     lo = data["lo"]
@@ -456,7 +457,7 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
         found.sort(key=lambda item: -item[0])
         add([key for _, key in found[:_ROUND]])
         h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))
-        h.run()
+        run_interruptibly(h)
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             break
         solution = h.getSolution()
@@ -472,7 +473,7 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
         # rows deleted (or added) since the last solve: HiGHS dropped its
         # duals; the deleted rows had none, so this re-solve is a warm start
         h.setOptionValue("time_limit", max(1.0, 0.2 * time_limit))
-        h.run()
+        run_interruptibly(h)
     duals = np.asarray(h.getSolution().row_dual)[n:]
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal \
             or len(duals) != len(rows):
@@ -600,8 +601,9 @@ def interval_lp_mean_flow_bound(instance: Instance, *,
     ``intervals``: completion intervals per job. ``refine``: if the LP ends
     in under half of ``time_limit``, solve it again with ``_FINER`` times
     the intervals in the time left and keep the larger bound.
-    ``in_process``: import highspy here (only in a process that never loads
-    ortools)."""
+    ``in_process``: import highspy here whatever
+    :func:`~opt_sched.highs_process.highs_mode` says (only in a process
+    that never loads ortools)."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
             or not instance.num_jobs:
         return {}
@@ -621,13 +623,13 @@ def _one_lp(instance: Instance, reservations: Reservations | None,
             horizon: float | None, intervals: int, time_limit: float,
             branches: int, counts: bool, in_process: bool) -> float | None:
     """The bound of one LP with ``intervals`` completion intervals per job
-    (``None`` when the LP subprocess fails)."""
+    (``None`` when the LP fails)."""
     data = _lp_data(instance, reservations, horizon, intervals)
     masks = _branch_masks(data, branches)
     if in_process:
         rows, lam, sets = propose_branches(data, masks, time_limit, counts)
     else:
-        proposal = _propose_in_subprocess(data, masks, time_limit, counts)
+        proposal = _ask_for_proposal(data, masks, time_limit, counts)
         if proposal is None:
             return None
         rows, lam, sets = proposal
@@ -638,15 +640,16 @@ def _one_lp(instance: Instance, reservations: Reservations | None,
     return (total - releases) / instance.num_jobs
 
 
-def _propose_in_subprocess(data: dict[str, np.ndarray], masks: np.ndarray,
+def _ask_for_proposal(data: dict[str, np.ndarray], masks: np.ndarray,
                            time_limit: float, counts: bool,
                            branch: tuple[int, np.ndarray] | None = None
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """HiGHS in a fresh interpreter (:func:`_main`): the branches ``masks``,
+    """HiGHS through :func:`~opt_sched.highs_process.ask` (here, or in a
+    fresh interpreter, :func:`_main`): the branches ``masks``,
     or with ``branch = (job, floors)`` :func:`propose_best_first`."""
     extra = {} if branch is None else {"branch_job": np.array(branch[0]),
                                        "branch_floors": branch[1]}
-    out = ask("opt_sched.bounds_window_lp",
+    out = ask(_answer,
               {"masks": masks, "counts": np.array(counts), **extra, **data},
               time_limit, _GRACE)
     if out is None:
@@ -717,7 +720,7 @@ def branched_lp_mean_flow_bound(
     if in_process:
         rows, lam, sets = propose_best_first(data, job, floor, time_limit)
     else:
-        proposal = _propose_in_subprocess(data, np.zeros((0, 1, 1)), time_limit, True,
+        proposal = _ask_for_proposal(data, np.zeros((0, 1, 1)), time_limit, True,
                                           branch=(job, floor))
         if proposal is None:
             return {}

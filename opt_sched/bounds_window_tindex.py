@@ -48,12 +48,12 @@ and ``mu >= 0`` of the count rows (weak duality, the convexity rows kept):
         - \sum_c \lambda_c\, f\big(((c+1)\delta)^-\big)
         - \sum_{(E, c)} \mu_{E,c}\, m_E\big(f(((c+1)\delta)^-)\big).
 
-HiGHS solves the LP relaxation in a fresh interpreter
-(:mod:`opt_sched.highs_process`), the count rows added while the LP point
-violates some, only to propose ``lambda`` and ``mu``; the bound is
-computed here from them by that formula (``m_E`` recomputed here), so it
-holds whatever the solver's accuracy or time (zero multipliers give
-``sum_i ect_i``).
+HiGHS solves the LP relaxation (in this process, or in a fresh interpreter
+where highspy and ortools cannot share one: :mod:`opt_sched.highs_process`),
+the count rows added while the LP point violates some, only to propose
+``lambda`` and ``mu``; the bound is computed here from them by that
+formula (``m_E`` recomputed here), so it holds whatever the solver's
+accuracy or time (zero multipliers give ``sum_i ect_i``).
 
 What it sees that the interval LP (:mod:`opt_sched.bounds_window_lp`) does
 not: a job's length *depends on when it starts*. A running job's periodic
@@ -77,7 +77,7 @@ from numba import njit
 
 from .bounds_flow import _jobs
 from .bounds_window_lp import most_running
-from .highs_process import ask, serve
+from .highs_process import ask, load_highspy, run_interruptibly, serve
 from .instance import Instance
 from .operations import job_operations
 from .reservations import Reservations
@@ -291,8 +291,9 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
     (at most :data:`_CUTS_PER_ROUND` a round) until ``time_limit``; the
     negated duals of its node rows, its count rows (cells, sets, duals)
     and its solution ``x``, at the last optimal solve (``x`` empty without
-    one; imports highspy: run it in a process without ortools)."""
-    import highspy
+    one; imports highspy: call it through
+    :func:`~opt_sched.highs_process.ask`)."""
+    highspy = load_highspy()
 
     stop = time.perf_counter() + time_limit
     job, first, last, q = data["job"], data["first"], data["last"], data["q"]
@@ -306,7 +307,7 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float
                                                      np.zeros(0))
     while True:
         h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))
-        h.run()
+        run_interruptibly(h)
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return answer
         solution = h.getSolution()
@@ -352,7 +353,7 @@ def _solved(instance: Instance, reservations: Reservations | None,
     """One grid's data and the LP process's answer (``None`` if it
     failed)."""
     data = _lp_data(instance, reservations, horizon, cells)
-    out = ask("opt_sched.bounds_window_tindex", {key: data[key] for key in _SENT},
+    out = ask(_answer, {key: data[key] for key in _SENT},
               time_limit, _GRACE)
     return data, out
 
@@ -387,7 +388,7 @@ def time_indexed_mean_flow_bound(instance: Instance, *,
         return {"time-indexed-lp": job.ect - job.release}
     coarse = _lp_data(instance, reservations, horizon, cells)
     fine = _lp_data(instance, reservations, horizon, 2 * cells)
-    out = ask("opt_sched.bounds_window_tindex",
+    out = ask(_answer,
               {**{key: coarse[key] for key in _SENT},
                **{"fine_" + key: fine[key] for key in _SENT}}, time_limit, _GRACE)
     if out is None:
@@ -461,8 +462,9 @@ def propose_refutation(data: dict[str, np.ndarray], lower: float, upper: float,
     miss a deadline fixed to 0): a positive optimum refutes the stretch,
     and its node rows' negated duals are the certificate. Returns the
     largest refuted stretch and its ``lambda`` (``nan`` if ``lower`` is
-    not refuted; imports highspy: run it in a process without ortools)."""
-    import highspy
+    not refuted; imports highspy: call it through
+    :func:`~opt_sched.highs_process.ask`)."""
+    highspy = load_highspy()
 
     stop = time.perf_counter() + time_limit
     m, n, cells = len(data["job"]), len(data["q"]), len(data["cap"])
@@ -473,7 +475,7 @@ def propose_refutation(data: dict[str, np.ndarray], lower: float, upper: float,
         allowed = _allowed(data, stretch)
         h.changeColsBounds(m, every, np.zeros(m), allowed.astype(float))
         h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))
-        h.run()
+        run_interruptibly(h)
         status = h.getModelStatus()
         if status == highspy.HighsModelStatus.kInfeasible:
             return np.zeros(cells)  # a job misses its deadline in every cell
@@ -518,7 +520,7 @@ def time_indexed_stretch_bound(instance: Instance, lower: float, upper: float, *
     latest = max(job.release + upper * job.length for job in jobs)
     horizon = latest if horizon is None else min(horizon, latest)
     data = _lp_data(instance, reservations, horizon, cells)
-    out = ask("opt_sched.bounds_window_tindex",
+    out = ask(_answer,
               {**{key: data[key] for key in ("job", "first", "last", "cost", "q", "cap",
                                              "releases", "length")},
                "stretch_range": np.array([lower, upper])}, time_limit, _GRACE)

@@ -14,13 +14,11 @@ in one process (an undefined symbol, in either import order; google/or-tools
 
 1. :func:`load_pulp` imports PuLP with ``highspy`` blocked (a ``None`` entry in
    ``sys.modules`` for the duration of the import); PuLP alone never loads it.
-2. :func:`highs_mode` decides, once per process, where HiGHS runs:
-   ``"in-process"`` when loading highspy here is safe, else ``"subprocess"``.
-   It is safe when highspy is already loaded, when ortools is not installed,
-   or when :func:`coexistence_probe` (two fresh interpreters importing ortools
-   and highspy in both orders and solving a trivial model with each) succeeds.
-   The environment variable ``OPT_SCHED_HIGHS`` (``auto``, ``in-process``,
-   ``subprocess``) overrides the decision.
+2. :func:`~opt_sched.highs_process.highs_mode` decides, once per process,
+   where HiGHS runs: ``"in-process"`` when loading highspy here is safe
+   (:func:`~opt_sched.highs_process.coexistence_probe`), else
+   ``"subprocess"``; ``OPT_SCHED_HIGHS`` overrides it
+   (:mod:`opt_sched.highs_process`, where the window LPs follow it too).
 3. Both modes run the very same function, :func:`_highs_run`: in-process it is
    called directly; in a subprocess its source is shipped to a fresh
    ``python -c`` that imports only highspy, and the answer comes back as JSON.
@@ -41,7 +39,6 @@ bound of any minimisation MILP -- and ``bound_source`` says so.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import importlib.metadata
 import importlib.util
 import inspect
@@ -63,6 +60,7 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from ...errors import OptionError, SolverError
+from ...highs_process import HIGHS_MODES, coexistence_probe, highs_mode
 from ..result import SolveStatus
 from .start_point import satisfies, start_of
 
@@ -85,12 +83,6 @@ __all__ = [
 
 BACKENDS = ("cbc", "highs")
 EXPORT_SUFFIXES = (".lp", ".mps")
-HIGHS_MODES = ("auto", "in-process", "subprocess")
-HIGHS_ENV = "OPT_SCHED_HIGHS"
-
-_PROBE_TIMEOUT = 120.0
-"""Seconds the coexistence probe may take before it is deemed a failure."""
-
 _WORKER_GRACE = 60.0
 """Seconds a HiGHS subprocess may run beyond the time limit before it is killed."""
 
@@ -241,87 +233,6 @@ def load_pulp() -> ModuleType:
         if blocked and sys.modules.get("highspy", 0) is None:
             del sys.modules["highspy"]
     return pulp
-
-
-# -- where HiGHS runs --------------------------------------------------------------
-_PROBE_SCRIPT = textwrap.dedent("""
-    import sys
-
-    def cpsat():
-        from ortools.sat.python import cp_model
-        model = cp_model.CpModel()
-        x = model.new_int_var(0, 10, "x")
-        model.add(x >= 3)
-        model.minimize(x)
-        solver = cp_model.CpSolver()
-        assert solver.solve(model) == cp_model.OPTIMAL and solver.value(x) == 3
-
-    def highs():
-        import highspy
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        inf = highspy.kHighsInf
-        h.addCol(1.0, 3.0, inf, 0, [], [])
-        h.run()
-        assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-        assert abs(h.getInfo().objective_function_value - 3.0) < 1e-9
-
-    for step in sys.argv[1:]:
-        {"cpsat": cpsat, "highs": highs}[step]()
-    print("ok")
-""")
-
-
-@functools.lru_cache(maxsize=1)
-def coexistence_probe() -> bool:
-    """Whether ortools (CP-SAT) and highspy work in one process, in both orders.
-
-    Runs two fresh interpreters concurrently, one importing and using CP-SAT
-    then HiGHS, the other HiGHS then CP-SAT; each solves a trivial model with
-    both. ``True`` iff both print ``ok``. Cached for the process (about one
-    second, once).
-    """
-    procs = [subprocess.Popen([sys.executable, "-c", _PROBE_SCRIPT, *order],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              text=True)
-             for order in (("cpsat", "highs"), ("highs", "cpsat"))]
-    ok = True
-    for proc in procs:
-        try:
-            out, _ = proc.communicate(timeout=_PROBE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            ok = False
-            continue
-        ok = ok and proc.returncode == 0 and out.strip() == "ok"
-    return ok
-
-
-@functools.lru_cache(maxsize=1)
-def _auto_mode() -> str:
-    if importlib.util.find_spec("highspy") is None:
-        return "unavailable"
-    if "highspy" in sys.modules or importlib.util.find_spec("ortools") is None:
-        return "in-process"
-    return "in-process" if coexistence_probe() else "subprocess"
-
-
-def highs_mode() -> str:
-    """``"in-process"``, ``"subprocess"`` or ``"unavailable"``: where HiGHS runs.
-
-    ``OPT_SCHED_HIGHS`` (``auto`` by default, ``in-process``, ``subprocess``)
-    forces a mode; ``auto`` is decided once per process (see module doc).
-    """
-    wanted = os.environ.get(HIGHS_ENV, "auto").strip().lower() or "auto"
-    if wanted not in HIGHS_MODES:
-        raise OptionError(f"{HIGHS_ENV}={wanted!r} is not one of "
-                          + ", ".join(HIGHS_MODES))
-    if wanted == "auto":
-        return _auto_mode()
-    if importlib.util.find_spec("highspy") is None:
-        return "unavailable"
-    return wanted
 
 
 # -- export ------------------------------------------------------------------------
@@ -565,11 +476,14 @@ def _solve_cbc(prob: Any, settings: MilpSettings, *, relax: bool = False,
 def _highs_run(mps_path: str, options: dict, start: dict | None) -> dict:
     """Solve the MPS model at ``mps_path`` with highspy and describe the outcome.
 
-    Self-contained (it imports only highspy and runs unchanged in a fresh
-    interpreter, see :func:`_solve_highs`). ``options`` are HiGHS options by
-    name (``deadline_epoch``, if present, sets ``time_limit`` to the seconds
-    left until that :func:`time.time`, so that the start-up of a subprocess
-    counts); ``start`` maps every column name to a starting value.
+    Self-contained (it imports only :mod:`opt_sched.highs_process`, which
+    loads highspy without its banner and no other solver, and runs unchanged
+    in a fresh interpreter, see :func:`_solve_highs`); Ctrl-C stops it at once
+    (:func:`~opt_sched.highs_process.run_interruptibly`). ``options`` are
+    HiGHS options by name (``deadline_epoch``, if present, sets
+    ``time_limit`` to the seconds left until that :func:`time.time`, so that
+    the start-up of a subprocess counts); ``start`` maps every column name
+    to a starting value.
     Returns a JSON-ready dict: ``model_status`` (the HiGHS name),
     ``has_solution``, ``columns`` (names), ``values``, ``objective`` and
     ``dual_bound`` (``mip_dual_bound`` for a MIP, the LP optimum for an LP).
@@ -577,7 +491,9 @@ def _highs_run(mps_path: str, options: dict, start: dict | None) -> dict:
     import math
     import time
 
-    import highspy
+    from opt_sched.highs_process import load_highspy, run_interruptibly
+
+    highspy = load_highspy()
 
     end = options.pop("deadline_epoch", None)
     h = highspy.Highs()
@@ -600,7 +516,7 @@ def _highs_run(mps_path: str, options: dict, start: dict | None) -> dict:
         sol.col_value = [float(start[name]) for name in names]
         sol.value_valid = True
         h.setSolution(sol)
-    h.run()
+    run_interruptibly(h)
     model_status = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
