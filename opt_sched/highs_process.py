@@ -156,8 +156,13 @@ def load_highspy() -> Any:
 
     import highspy
 
-    sys.stdout.flush()
-    saved = os.dup(1)
+    if sys.stdout is not None:
+        sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1: nothing to corrupt
+        highspy.Highs()
+        return highspy
     try:
         with tempfile.TemporaryFile() as sink:
             os.dup2(sink.fileno(), 1)
