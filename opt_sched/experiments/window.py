@@ -131,9 +131,10 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
     ones and CP-SAT's under ``exclusive`` only. With none, ``bound`` and
     ``source`` are ``None`` and ``bound_note`` says why. ``incumbent``: a
     feasible schedule of the window (default the online one), CP-SAT's
-    incumbent. ``relaxation``: the rigid relaxation already solved for the
-    makespan (:func:`best_schedule` returns it); without it, the makespan
-    solves it here (:func:`rigid_for`).
+    incumbent. ``relaxation``: the rigid relaxation already solved for
+    ``objective`` (:func:`best_schedule` returns it; its bound counts for
+    the makespan and the mean flow time); without it, the makespan solves
+    it here (:func:`rigid_for`).
     """
     from ..bound_models import (
         exact_bound_holds,
@@ -216,6 +217,12 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                     time_limit=min(5.0, 0.15 * time_limit)))
             time_limit = time_limit - (time.perf_counter() - lp_started)
         time_limit = max(0.1, time_limit - tindex_seconds)
+        if relaxation is not None and relaxation.objective == objective \
+                and relaxation.bound is not None \
+                and holds(RIGID_HOLDS_UNDER, "rigid-cumulative", execution):
+            # the schedule side's rigid relaxation, solved for this objective:
+            # its proven bound comes free (models/rigid-relaxation.md)
+            bounds["rigid-cumulative"] = relaxation.bound
     if objective == "max-flow-stretch":
         from ..bounds_window import energetic_stretch_bound, exclusive_stretch_bound
 
