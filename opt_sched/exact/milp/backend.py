@@ -21,7 +21,8 @@ in one process (an undefined symbol, in either import order; google/or-tools
    (:mod:`opt_sched.highs_process`, where the window LPs follow it too).
 3. Both modes run the very same function, :func:`_highs_run`: in-process it is
    called directly; in a subprocess its source is shipped to a fresh
-   ``python -c`` that imports only highspy, and the answer comes back as JSON.
+   ``python -c`` that imports only highspy (through
+   :mod:`opt_sched.highs_process`), and the answer comes back as JSON.
 
 **Statuses** (:class:`~opt_sched.exact.result.SolveStatus`): optimal; feasible
 (an integer solution at the limit); infeasible; timeout-no-solution. An
