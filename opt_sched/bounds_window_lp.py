@@ -588,32 +588,29 @@ def interval_lp_mean_flow_bound(instance: Instance, *,
                                 horizon: float | None = None,
                                 branches: int = 1,
                                 counts: bool = True,
-                                in_process: bool = False,
                                 intervals: int = _INTERVALS,
                                 refine: bool = True) -> dict[str, float]:
     """``{"interval-lp": bound}`` on the mean flow time (module doc), for a
     one-partition instance without dependencies (empty otherwise, or when
-    the LP subprocess fails). ``horizon``: where the completion intervals
+    the LP fails). ``horizon``: where the completion intervals
     end (e.g. an incumbent's makespan; any value is valid, it only sets
     the resolution). ``branches``: the widest job's completion intervals
     cut into that many runs, one LP each, the bound the least of them.
     ``counts``: add count rows (``models/mean-flow-lp.md``).
     ``intervals``: completion intervals per job. ``refine``: if the LP ends
     in under half of ``time_limit``, solve it again with ``_FINER`` times
-    the intervals in the time left and keep the larger bound.
-    ``in_process``: import highspy here whatever
-    :func:`~opt_sched.highs_process.highs_mode` says (only in a process
-    that never loads ortools)."""
+    the intervals in the time left and keep the larger bound. HiGHS runs
+    where :func:`~opt_sched.highs_process.highs_mode` says."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
             or not instance.num_jobs:
         return {}
     began = time.perf_counter()
     bound = _one_lp(instance, reservations, horizon, intervals, time_limit,
-                    branches, counts, in_process)
+                    branches, counts)
     left = time_limit - (time.perf_counter() - began)
     if refine and bound is not None and left > 0.5 * time_limit:
         finer = _one_lp(instance, reservations, horizon, _FINER * intervals, left,
-                        branches, counts, in_process)
+                        branches, counts)
         if finer is not None:
             bound = max(bound, finer)
     return {} if bound is None else {"interval-lp": bound}
@@ -621,18 +618,15 @@ def interval_lp_mean_flow_bound(instance: Instance, *,
 
 def _one_lp(instance: Instance, reservations: Reservations | None,
             horizon: float | None, intervals: int, time_limit: float,
-            branches: int, counts: bool, in_process: bool) -> float | None:
+            branches: int, counts: bool) -> float | None:
     """The bound of one LP with ``intervals`` completion intervals per job
     (``None`` when the LP fails)."""
     data = _lp_data(instance, reservations, horizon, intervals)
     masks = _branch_masks(data, branches)
-    if in_process:
-        rows, lam, sets = propose_branches(data, masks, time_limit, counts)
-    else:
-        proposal = _ask_for_proposal(data, masks, time_limit, counts)
-        if proposal is None:
-            return None
-        rows, lam, sets = proposal
+    proposal = _ask_for_proposal(data, masks, time_limit, counts)
+    if proposal is None:
+        return None
+    rows, lam, sets = proposal
     total = min(lagrangian_bound(data, rows[rows[:, 0] == b, 1:],
                                  lam[rows[:, 0] == b], mask, sets)
                 for b, mask in enumerate(masks))
@@ -641,9 +635,9 @@ def _one_lp(instance: Instance, reservations: Reservations | None,
 
 
 def _ask_for_proposal(data: dict[str, np.ndarray], masks: np.ndarray,
-                           time_limit: float, counts: bool,
-                           branch: tuple[int, np.ndarray] | None = None
-                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+                      time_limit: float, counts: bool,
+                      branch: tuple[int, np.ndarray] | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """HiGHS through :func:`~opt_sched.highs_process.ask` (here, or in a
     fresh interpreter, :func:`_main`): the branches ``masks``,
     or with ``branch = (job, floors)`` :func:`propose_best_first`."""
@@ -697,7 +691,7 @@ def branched_lp_mean_flow_bound(
         instance: Instance, job: int, *, reservations: Reservations | None = None,
         floors: Callable[[np.ndarray], np.ndarray] | None = None,
         time_limit: float = 5.0, horizon: float | None = None,
-        intervals: int = _INTERVALS, in_process: bool = False) -> dict[str, float]:
+        intervals: int = _INTERVALS) -> dict[str, float]:
     """``{"branched-lp": bound}`` on the mean flow time
     (``models/mean-flow-lp.md``, "The LP branched on a job's completion"):
     every schedule has ``C_j`` (``j = job``) in one of ``j``'s completion
@@ -707,7 +701,7 @@ def branched_lp_mean_flow_bound(
     :func:`opt_sched.bounds_window.beside_completion_bounds`; ``-inf``
     without) and, for the intervals the best-first search solved, the
     Lagrangian bound of the LP with ``x_jk = 1``; the bound is the least
-    over the intervals. Empty when the LP subprocess fails, or for an
+    over the intervals. Empty when the LP fails, or for an
     instance the LP does not cover."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
             or not 0 <= job < instance.num_jobs:
@@ -717,14 +711,11 @@ def branched_lp_mean_flow_bound(
     points = data["lo"][job]
     floor = np.full(len(points), -math.inf) if floors is None else \
         np.asarray(floors(points), float) + releases
-    if in_process:
-        rows, lam, sets = propose_best_first(data, job, floor, time_limit)
-    else:
-        proposal = _ask_for_proposal(data, np.zeros((0, 1, 1)), time_limit, True,
-                                          branch=(job, floor))
-        if proposal is None:
-            return {}
-        rows, lam, sets = proposal
+    proposal = _ask_for_proposal(data, np.zeros((0, 1, 1)), time_limit, True,
+                                 branch=(job, floor))
+    if proposal is None:
+        return {}
+    rows, lam, sets = proposal
     value = floor.copy()
     for k in np.unique(rows[:, 0]).tolist():
         picked = rows[:, 0] == k

@@ -521,8 +521,7 @@ def time_indexed_stretch_bound(instance: Instance, lower: float, upper: float, *
     horizon = latest if horizon is None else min(horizon, latest)
     data = _lp_data(instance, reservations, horizon, cells)
     out = ask(_answer,
-              {**{key: data[key] for key in ("job", "first", "last", "cost", "q", "cap",
-                                             "releases", "length")},
+              {**{key: data[key] for key in (*_SENT, "releases", "length")},
                "stretch_range": np.array([lower, upper])}, time_limit, _GRACE)
     if out is None or not math.isfinite(float(out["stretch"])):
         return {}

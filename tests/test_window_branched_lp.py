@@ -51,8 +51,8 @@ def _check_floors(instance: Instance, reservations, schedule, job: int,
 def test_branched_bound_below_the_brute_force_optimum(instance: Instance, data
                                                       ) -> None:
     """Per interval, the knapsack value <= the optimal schedule's total flow
-    when the job completes there; the branched bound (HiGHS in its
-    subprocess, the multipliers checked here) <= the optimum, <= online."""
+    when the job completes there; the branched bound (HiGHS proposes, the
+    multipliers are checked here) <= the optimum, <= online."""
     window = drawn_window(instance, data)
     small = window.instance
     if small.num_jobs > 4 or small.num_io_phases > 6:

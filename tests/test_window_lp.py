@@ -56,7 +56,7 @@ def _small_case(instance: Instance, data, horizons: list[float | None]):
 @SLOW
 @given(online_workloads(max_jobs=7), st.data())
 def test_lp_bound_below_the_brute_force_optimum(instance: Instance, data) -> None:
-    """The LP bound (HiGHS in its subprocess, the multipliers checked here)
+    """The LP bound (HiGHS proposes, the multipliers are checked here)
     <= the optimum; >= ``alone``; <= the online value."""
     case = _small_case(instance, data, [None, 5.0, 20.0, 100.0])
     if case is None:

@@ -5,8 +5,7 @@ schedules; the mean-flow-time bound <= the brute-force optimum with the
 reservations (with the LP's multipliers and with any), a case worked by
 hand where the stretch is what it sees; the max-flow-stretch deadline
 tests <= the brute-force optimum; the alpha-point orders give validated
-schedules. (Each LP runs HiGHS in a subprocess: the example counts are
-kept small for the default suite's time.)"""
+schedules."""
 
 from __future__ import annotations
 
@@ -49,10 +48,10 @@ def _starts_and_ends(window, schedule) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends
 
 
-@slow(15)
+@slow(25)
 @given(online_workloads(max_jobs=7), st.data())
 def test_bound_below_the_brute_force_optimum(instance: Instance, data) -> None:
-    """The bound (HiGHS in its subprocess, the multipliers checked here) <=
+    """The bound (HiGHS proposes, the multipliers are checked here) <=
     the optimum; >= ``alone`` (what ``lambda = 0`` gives); <= online."""
     case = small_mean_flow_case(instance, data)
     if case is None:
@@ -206,7 +205,7 @@ def busy_windows(draw) -> tuple[Instance, Reservations]:
     return instance, Reservations.build(node_holds=holds, io_busy=busy)
 
 
-@slow(20)
+@slow(40)
 @given(busy_windows(), st.sampled_from([10, 100, 400]))
 def test_bound_below_the_optimum_where_the_io_stretches_jobs(case, cells) -> None:
     """As above, on windows drawn so that the running I/O stretches jobs:
@@ -229,7 +228,7 @@ def _stretch_optimum(instance: Instance, reservations: Reservations) -> float:
     return optimum
 
 
-@slow(20)
+@slow(40)
 @given(busy_windows(), st.sampled_from([10, 100, 400]), st.data())
 def test_stretch_bound_below_the_optimum(case, cells, data) -> None:
     """``time-indexed-edf`` (HiGHS proposes, the certificate is checked
@@ -253,7 +252,7 @@ def test_stretch_bound_below_the_optimum(case, cells, data) -> None:
         event("random certificate positive")
 
 
-@slow(10)
+@slow(20)
 @given(online_workloads(max_jobs=7), st.data())
 def test_stretch_bound_below_the_optimum_on_trace_windows(instance: Instance,
                                                           data) -> None:
