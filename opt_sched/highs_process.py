@@ -200,13 +200,20 @@ def ask(handler: Handler, request: Arrays, time_limit: float, grace: float
     """``handler(request, time_limit)``: here when :func:`highs_mode` says
     HiGHS may run in this process (on a copy of the request, as a fresh
     process would read it), else in ``python -m <handler's module>``
-    (:func:`serve`). Returns the answer arrays, or ``None`` when the handler
-    fails, or its process overruns ``time_limit + grace`` seconds."""
+    (:func:`serve`).
+
+    Returns the answer arrays, or ``None`` when there is no answer for a
+    reason outside opt_sched: the memory ran out (``MemoryError`` here, a
+    signal such as the OOM killer's there), HiGHS crashed its process, or the
+    process overran ``time_limit + grace`` seconds. An exception of the
+    handler is a bug and is raised (here as itself, from a process as a
+    ``RuntimeError`` carrying its last line), so that a command exits 3
+    instead of silently giving a weaker bound."""
     if highs_mode() == "in-process":
         try:
             return handler({key: np.array(value, copy=True)
                             for key, value in request.items()}, time_limit)
-        except Exception:  # a failed proposal is no bound, as in a process
+        except MemoryError:
             return None
     module = handler.__module__
     with tempfile.TemporaryDirectory(prefix="opt-sched-lp-") as folder:
@@ -219,10 +226,21 @@ def ask(handler: Handler, request: Arrays, time_limit: float, grace: float
                                   timeout=time_limit + grace)
         except subprocess.TimeoutExpired:
             return None
+        if proc.returncode > 0 and not _ran_out_of_memory(proc.stderr):
+            raise RuntimeError(f"{module} failed: {_last_line(proc.stderr)}")
         if proc.returncode != 0 or not os.path.exists(answer):
             return None
         with np.load(answer) as out:
             return {key: out[key] for key in out.files}
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "no message"
+
+
+def _ran_out_of_memory(stderr: str) -> bool:
+    return _last_line(stderr).startswith("MemoryError")
 
 
 def serve(argv: list[str], handler: Callable[[Arrays, float], Arrays]) -> int:

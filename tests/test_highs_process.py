@@ -126,3 +126,61 @@ def test_the_window_lp_gives_one_bound_in_both_modes(monkeypatch) -> None:
             cells=100)["time-indexed-lp"]
     assert math.isclose(bounds["in-process"], bounds["subprocess"],
                         rel_tol=1e-9), bounds
+
+
+_HANDLERS = '''
+import os
+import sys
+
+import numpy as np
+
+from opt_sched.highs_process import serve
+
+
+def doubles(data, limit):
+    return {"x": 2 * data["x"]}
+
+
+def buggy(data, limit):
+    raise ValueError("a bug in the handler")
+
+
+def exhausted(data, limit):
+    raise MemoryError
+
+
+def crashed(data, limit):
+    os.abort()
+
+
+if __name__ == "__main__":
+    sys.exit(serve(sys.argv[1:], globals()[os.environ["HANDLER"]]))
+'''
+
+
+@pytest.mark.parametrize("mode", ["in-process", "subprocess"])
+def test_a_handler_bug_is_raised_not_taken_for_no_bound(
+        mode: str, tmp_path: Path, monkeypatch) -> None:
+    """``ask``: an exception of the handler is a bug and reaches the caller
+    (a command then exits 3); only what lies outside opt_sched (the memory
+    ran out, HiGHS crashed the process) is "no answer" (``None``)."""
+    import numpy as np
+
+    from opt_sched.highs_process import ask
+
+    (tmp_path / "lp_handlers_for_test.py").write_text(_HANDLERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv(HIGHS_ENV, mode)
+    import lp_handlers_for_test as handlers
+
+    def asked(name: str):
+        monkeypatch.setenv("HANDLER", name)
+        return ask(getattr(handlers, name), {"x": np.arange(3.0)}, 30.0, 30.0)
+
+    assert asked("doubles")["x"].tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises((ValueError, RuntimeError), match="a bug in the handler"):
+        asked("buggy")
+    assert asked("exhausted") is None
+    if mode == "subprocess":  # a crash in this process would end the test run
+        assert asked("crashed") is None
