@@ -246,6 +246,29 @@ def test_short_wait_idles_for_a_short_operation() -> None:
         values[rule] = objective_value(instance, schedule, "mean-flow-time")
     assert values["fifo"] == (10 + 11) / 2
     assert values["short-wait"] == (12 + 2) / 2
+    assert values["reserve"] == (10 + 11) / 2  # a ranked first: it is served
+
+
+def test_reserve_keeps_the_io_node_for_the_better_ranked_job() -> None:
+    """``reserve`` with b ranked before a (the jobs of the test above): a's
+    10 s operation, ready at 0, would end after b's is ready (1), so the
+    node idles; b's I/O runs [1, 2), a's [2, 12). With three operations of
+    b (1 s compute, 1 s I/O each), a's operation fits nowhere before b is
+    done: b ends at 6, a's I/O runs [6, 16)."""
+    from opt_sched.reservations import Reservations
+
+    def flows(b_phases: int) -> tuple[float, float]:
+        jobs = (Job("a", 1, (0.0,), (10.0,)),
+                Job("b", 1, (1.0,) * b_phases, (1.0,) * b_phases))
+        instance = Instance("reserve", Platform.homogeneous(1, 2, 1.0), jobs)
+        timing = simulate(plans_of(instance), 2, Reservations(), [1, 0],
+                          mode="greedy", io_rule="reserve")
+        schedule = to_schedule(instance, timing, "reserve")
+        assert_feasible(instance, schedule)
+        return tuple(schedule[job.id].completion(job, 1.0) for job in jobs)
+
+    assert flows(1) == (12.0, 2.0)
+    assert flows(3) == (16.0, 6.0)
 
 
 # -- a job and what runs beside it ----------------------------------------------

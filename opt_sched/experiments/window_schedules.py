@@ -17,7 +17,10 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
   be a job not released yet), the I/O served first come;
 - the three best of those again with the ``short-wait`` I/O rule (the
   shortest ready operation first, the node left idle for a short operation
-  about to be ready, :func:`opt_sched.exact.hpc_io.earliest.simulate`);
+  about to be ready) and with the ``reserve`` rule (I/O backfilling: the
+  operation of the best-ranked job first, another only if it ends before
+  every better-ranked job's next operation is ready), both in
+  :func:`opt_sched.exact.hpc_io.earliest.simulate`;
 - a local search from the best of those, in its mode: for half the time,
   move a job drawn with odds its delay over its completion alone
   (``C_i - ect_i``, :mod:`opt_sched.bounds_flow`) to a random earlier rank
@@ -52,7 +55,12 @@ from ..exact.hpc_io.earliest import (
 from ..schedule import Schedule
 from .window_instance import Window
 
-__all__ = ["DEADLINE_FACTORS", "Candidate", "best_heuristic", "timing_value"]
+__all__ = ["DEADLINE_FACTORS", "SECOND_IO_RULES", "Candidate", "best_heuristic",
+           "timing_value"]
+
+SECOND_IO_RULES = ("short-wait", "reserve")
+"""The I/O rules (:data:`~opt_sched.exact.hpc_io.earliest.IO_RULES`) the
+three best list policies are run again with."""
 
 DEADLINE_FACTORS = (1, 3, 10, 30, 100, 300, 1000)
 """``k`` of the stretch-deadline priorities ``r_i + k T_i``: a job of
@@ -97,7 +105,8 @@ def _priorities(window: Window, lengths: Sequence[float]
 
 def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.0,
                    list_seconds: float = math.inf,
-                   orders: Mapping[str, Sequence[int]] | None = None) -> Candidate:
+                   orders: Mapping[str, Sequence[int]] | None = None,
+                   second_rules: Sequence[str] = SECOND_IO_RULES) -> Candidate:
     """The best candidate schedule of ``window`` for ``objective`` (module
     doc). ``list_seconds``: no list policy is started once this much time
     has passed since the call (the online left shift always runs), so a
@@ -105,7 +114,8 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     its time limit; ``search_seconds``: the local search's time;
     ``orders``: more priority lists by name (job indices, e.g. the rigid
     relaxation's, :mod:`opt_sched.exact.hpc_io.rigid`), tried first, like
-    the list policies."""
+    the list policies; ``second_rules``: the I/O rules of the second round
+    (:data:`SECOND_IO_RULES`)."""
     began = time.perf_counter()
     instance, res = window.instance, window.reservations
     plans = plans_of(instance)
@@ -144,11 +154,12 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
             if value < best[1]:
                 best = (f"{name}-{mode}", value, timing, ranked, mode, "fifo")
     for _, label, ranked, mode in sorted(tried, key=lambda x: x[0])[:3]:
-        if time.perf_counter() - began >= list_seconds:
-            break
-        value, timing = run(ranked, None, mode, "short-wait")
-        if value < best[1]:
-            best = (f"{label}-short-wait", value, timing, ranked, mode, "short-wait")
+        for rule in second_rules:
+            if time.perf_counter() - began >= list_seconds:
+                break
+            value, timing = run(ranked, None, mode, rule)
+            if value < best[1]:
+                best = (f"{label}-{rule}", value, timing, ranked, mode, rule)
     name, value, timing, order, mode, io_rule = best
     stop = time.perf_counter() + search_seconds
     # moves: a job that waited, weighted by its wait, to an earlier rank

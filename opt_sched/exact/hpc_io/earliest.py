@@ -26,7 +26,13 @@ nothing more can happen at ``t``:
   ties by the job's rank in ``order``) starts if its job is ready for it
   (its previous compute done) and it fits before the next busy interval
   (:meth:`Reservations.io_first_fit`). A compute phase starts as soon as the
-  I/O before it ends.
+  I/O before it ends. ``io_rule`` changes the pick when ``io_order`` is
+  ``None``: ``short-wait``, the shortest ready operation (below); ``reserve``,
+  the operation of the best-ranked job, and another job's operation only if
+  it ends before every better-ranked job's next operation is ready -- I/O
+  backfilling: the jobs at the head of ``order`` never wait for the I/O of
+  the jobs behind them (an I/O-heavy job ranked last cannot stretch the wide
+  jobs ranked before it).
 
 Then ``t`` moves to the next event. ``None`` when the orders deadlock.
 
@@ -59,7 +65,7 @@ __all__ = ["IO_RULES", "MODES", "Plan", "Timing", "orders_of", "plans_of",
 MODES = ("strict", "greedy", "easy", "easy-ahead")
 """How :func:`simulate` starts jobs (module doc)."""
 
-IO_RULES = ("fifo", "short-wait")
+IO_RULES = ("fifo", "short-wait", "reserve")
 """How :func:`simulate` picks an operation when ``io_order`` is ``None``
 (module doc)."""
 
@@ -343,6 +349,8 @@ def _next_op(plans: Sequence[Plan], io_order: Sequence[tuple[int, int]] | None,
         return None
     if io_rule == "short-wait":
         return _short_wait(plans, done, ready, rank, reservations, t, fit_events)
+    if io_rule == "reserve":
+        return _reserve(plans, done, ready, rank, reservations, t, fit_events)
     candidates = sorted((ready[i], rank[i], i) for i in range(len(plans))
                         if ready[i] <= t and done[i] < len(plans[i].durations))
     for _, _, i in candidates:
@@ -383,6 +391,32 @@ def _short_wait(plans: Sequence[Plan], done: list[int], ready: list[float],
                 fit_events.append(r)
                 return None
     return best[1]
+
+
+def _reserve(plans: Sequence[Plan], done: list[int], ready: list[float],
+             rank: dict[int, int], reservations: Reservations, t: float,
+             fit_events: list[float]) -> int | None:
+    """``reserve``: the ready operation of the best-ranked job (rank in
+    ``order``) that fits and ends by the time every better-ranked running
+    job's next operation is ready (``t + d <= ready_j``); the node idles
+    until the first such ready time otherwise (an event)."""
+    pending = [i for i in range(len(plans)) if done[i] < len(plans[i].durations)
+               and ready[i] < math.inf]
+    pending.sort(key=lambda i: rank[i])
+    for k, i in enumerate(pending):
+        if ready[i] > t:
+            continue
+        d = plans[i].durations[done[i]]
+        fit = reservations.io_first_fit(t, d)
+        if fit > t:
+            fit_events.append(fit)
+            continue
+        clash = [ready[j] for j in pending[:k] if t < ready[j] < t + d]
+        if clash:
+            fit_events.append(min(clash))
+            continue
+        return i
+    return None
 
 
 def to_schedule(instance: Instance, timing: Timing, method: str) -> Schedule:
