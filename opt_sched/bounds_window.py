@@ -270,14 +270,17 @@ def _edf_feasible(releases: list[float], work: list[float], deadlines: list[floa
 
 
 def _largest_refuted(refuted: Callable[[float], bool], lower: float, upper: float,
-                     steps: int) -> float | None:
+                     steps: int, deadline: float = math.inf) -> float | None:
     """The largest ``x`` in ``[lower, upper]`` that ``refuted`` refutes, by
     bisection (every refuted ``x`` is a valid bound, whatever the
-    precision); ``None`` if ``lower`` is not refuted."""
+    precision); ``None`` if ``lower`` is not refuted. No test starts after
+    ``deadline`` (``time.perf_counter()``): the last refuted ``x`` is kept."""
     if not refuted(lower):
         return None
     lo, hi = lower, upper  # lo refuted
     for _ in range(steps):
+        if time.perf_counter() >= deadline:
+            break
         mid = (lo + hi) / 2
         if refuted(mid):
             lo = mid
@@ -343,9 +346,16 @@ def _least_overlap(a: np.ndarray, b: np.ndarray, first: np.ndarray,
     return np.minimum(overlap(first[None, :]), overlap(last[None, :]))
 
 
+ENERGETIC_CHUNK = 1 << 22
+"""At most this many (interval, job) overlaps at once in the energetic test:
+with ``n`` jobs it has ``O(n^2)`` intervals, so a window of a thousand queued
+jobs would otherwise hold gigabytes."""
+
+
 def energetic_stretch_bound(instance: Instance, lower: float, upper: float, *,
                             reservations: Reservations | None = None,
-                            steps: int = 40) -> dict[str, float]:
+                            steps: int = 40,
+                            time_limit: float | None = None) -> dict[str, float]:
     """``{"energetic": x}`` on the max flow stretch (``models/mean-flow-split.md``,
     "... and the nodes' energy"): the largest ``x`` in ``[lower, upper]``
     refuted by energetic reasoning on the nodes. With ``d_i = r_i + x T_i``,
@@ -355,7 +365,11 @@ def energetic_stretch_bound(instance: Instance, lower: float, upper: float, *,
     node-seconds ``F(b) - F(a)`` (the holds of the running jobs removed):
     ``x`` is refuted when ``sum_i Q_i o_i(a, b) > F(b) - F(a)`` for some
     ``a < b`` among the starts ``est_i``, ``d_i - T_i`` and the ends
-    ``est_i + T_i``, ``d_i``. Empty if nothing above ``lower`` is refuted."""
+    ``est_i + T_i``, ``d_i``. Empty if nothing above ``lower`` is refuted.
+
+    ``time_limit`` (seconds): a test still running then counts as not
+    refuted, and no test starts after it; what was refuted stays valid."""
+    deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
     if instance.platform.num_partitions != 1 or instance.has_dependencies \
             or not upper > lower or instance.num_jobs < 2:
         return {}
@@ -387,11 +401,18 @@ def energetic_stretch_bound(instance: Instance, lower: float, upper: float, *,
         a, b = np.meshgrid(starts, ends, indexing="ij")
         keep = a < b
         a, b = a[keep], b[keep]
-        need = _least_overlap(a, b, est, last, length) @ nodes
-        room = free_area(a, b)
-        return bool((need > room + 1e-9 * np.maximum(1.0, room)).any())
+        chunk = max(1, ENERGETIC_CHUNK // len(jobs))
+        for k in range(0, len(a), chunk):
+            if time.perf_counter() >= deadline:
+                return False  # unknown: not refuted
+            ak, bk = a[k:k + chunk], b[k:k + chunk]
+            need = _least_overlap(ak, bk, est, last, length) @ nodes
+            room = free_area(ak, bk)
+            if (need > room + 1e-9 * np.maximum(1.0, room)).any():
+                return True
+        return False
 
-    found = _largest_refuted(refuted, lower, upper, steps)
+    found = _largest_refuted(refuted, lower, upper, steps, deadline)
     return {} if found is None else {"energetic": found}
 
 
@@ -460,7 +481,8 @@ def beside_mean_flow_bound(instance: Instance, *,
 
 def beside_knapsack_and_job(instance: Instance, *,
                             reservations: Reservations | None = None,
-                            max_steps: int = 200_000
+                            max_steps: int = 200_000,
+                            time_limit: float | None = None
                             ) -> tuple[dict[str, float], int | None]:
     """``({"beside-knapsack": bound}, j)``: a bound on the mean flow time
     (``models/mean-flow-lp.md``, "A job and what runs beside it"): for a job
@@ -476,9 +498,12 @@ def beside_knapsack_and_job(instance: Instance, *,
     ``j``, returned too (``None`` when no job gave a bound): the job to
     branch on in :func:`opt_sched.bounds_window_lp.
     branched_lp_mean_flow_bound`. One partition, no dependencies (``({},
-    None)`` otherwise)."""
+    None)`` otherwise). After ``time_limit`` seconds no job is started and
+    the rest of the job being scanned counts its own delay alone, as after
+    ``max_steps``."""
     if instance.platform.num_partitions != 1 or instance.has_dependencies:
         return {}, None
+    deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
     jobs, capacity, free, est, ect, length, nodes = _beside_data(instance,
                                                                  reservations)
     n = len(jobs)
@@ -489,13 +514,13 @@ def beside_knapsack_and_job(instance: Instance, *,
     per_job: dict[int, float] = {}
     steps_left = max_steps
     for j in sorted(range(n), key=lambda i: -nodes[i]):
-        if length[j] <= 0 or steps_left <= 0:
+        if length[j] <= 0 or steps_left <= 0 or time.perf_counter() >= deadline:
             continue
         keep = np.arange(n) != j
         half = length[j] / 2
         least = math.inf
         start = est[j]
-        while steps_left > 0:
+        while steps_left > 0 and time.perf_counter() < deadline:
             m = min(2048, steps_left)
             steps_left -= m
             s = start + half * np.arange(m)

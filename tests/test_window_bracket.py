@@ -26,7 +26,12 @@ from opt_sched.validation import assert_feasible
 
 from .online_helpers import online_workloads
 from .test_cli import run_cli
-from .window_helpers import no_dependencies, queue_hand, seeded_instance
+from .window_helpers import (
+    kth_head_window,
+    no_dependencies,
+    queue_hand,
+    seeded_instance,
+)
 
 DATA = Path(__file__).parent / "data" / "traces"
 
@@ -364,3 +369,53 @@ def test_energetic_stretch_bound_below_the_optimum(seed: int) -> None:
     found = energetic_stretch_bound(window.instance, 0.5, optimum + 5.0,
                                     reservations=window.reservations)
     assert found and meets_bound(found["energetic"], optimum), (found, optimum)
+
+
+def test_the_energetic_test_in_chunks_and_out_of_time(monkeypatch) -> None:
+    """The energetic test gives the same bound when its intervals are taken
+    one at a time (``ENERGETIC_CHUNK``, which keeps a window of a thousand
+    queued jobs in memory), and no bisection, not a wrong bound, when its
+    time is up before the first test ends (seeded windows of the test
+    above)."""
+    import opt_sched.bounds_window as bounds_window
+
+    for seed in range(4):
+        window = extract_window(*_seeded_online(seed), 2, 3, mode="consecutive")
+        upper = objective_value(window.instance, window.schedule, "max-flow-stretch")
+        kwargs = {"reservations": window.reservations}
+        whole = bounds_window.energetic_stretch_bound(window.instance, 0.5, upper,
+                                                      **kwargs)
+        assert whole, seed
+        with monkeypatch.context() as patch:
+            patch.setattr(bounds_window, "ENERGETIC_CHUNK", 1)
+            assert bounds_window.energetic_stretch_bound(
+                window.instance, 0.5, upper, **kwargs) == whole
+        # no time: no bisection step; 0.5 itself falls to the check that
+        # needs no interval (no job meets a deadline below its length)
+        assert bounds_window.energetic_stretch_bound(
+            window.instance, 0.5, upper, time_limit=0.0, **kwargs) \
+            in ({}, {"energetic": 0.5})
+
+
+def _seeded_online(seed: int) -> tuple[Instance, Schedule]:
+    instance = seeded_instance(seed, 6)
+    return instance, replay(instance, "easy")
+
+
+def test_the_knapsack_bound_out_of_time_falls_back_to_alone() -> None:
+    """``beside_knapsack_and_job`` with no time: no job scanned, the bound
+    is the jobs' completions alone (still valid), and no job to branch on;
+    with time it is at least that."""
+    from opt_sched.bounds_flow import mean_flow_time_bounds
+    from opt_sched.bounds_window import beside_knapsack_and_job
+
+    window = kth_head_window()
+    alone = mean_flow_time_bounds(window.instance,
+                                  reservations=window.reservations)["alone"]
+    (timed_out, job) = beside_knapsack_and_job(
+        window.instance, reservations=window.reservations, time_limit=0.0)
+    assert job is None
+    assert timed_out["beside-knapsack"] == pytest.approx(alone, rel=1e-12)
+    (full, _) = beside_knapsack_and_job(window.instance,
+                                        reservations=window.reservations)
+    assert full["beside-knapsack"] >= timed_out["beside-knapsack"] - 1e-9

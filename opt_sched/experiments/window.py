@@ -83,6 +83,12 @@ RIGID_SECONDS = 5.0
 KTH-SP2 makespan windows, the two where its bound was the best closed in
 0.1 s (``models/rigid-relaxation.md``)."""
 
+ENERGETIC_SHARE = 0.1
+"""The share of a max-flow-stretch bound's time for the energetic deadline
+tests (:func:`~opt_sched.bounds_window.energetic_stretch_bound`): a few
+milliseconds on 40 jobs, but ``O(n^3)`` per test, minutes on a window of a
+thousand queued jobs (FCFS)."""
+
 TINDEX_SHARE = 0.2
 """The share of the bound side's time (at most :data:`TINDEX_SECONDS`) for
 the start-indexed programme (:mod:`opt_sched.bounds_window_tindex`): the
@@ -172,8 +178,9 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         bounds.update(split_mean_flow_bound(instance, reservations=reservations,
                                             time_limit=min(2.0, 0.05 * time_limit)))
         bounds.update(exclusive_mean_flow_bound(instance, reservations=reservations))
-        knapsack, branch_job = beside_knapsack_and_job(instance,
-                                                       reservations=reservations)
+        knapsack, branch_job = beside_knapsack_and_job(
+            instance, reservations=reservations,
+            time_limit=min(2.0, 0.05 * time_limit))
         bounds.update(knapsack)
         from ..bound_models import interval_lp_holds
         from ..bounds_window_lp import interval_lp_mean_flow_bound
@@ -230,8 +237,11 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                                 else window.schedule, objective)
         bounds.update(exclusive_stretch_bound(instance, max(bounds.values()), upper,
                                               reservations=reservations))
+        energetic_started = time.perf_counter()
         bounds.update(energetic_stretch_bound(instance, max(bounds.values()), upper,
-                                              reservations=reservations))
+                                              reservations=reservations,
+                                              time_limit=ENERGETIC_SHARE * time_limit))
+        time_limit = max(0.1, time_limit - (time.perf_counter() - energetic_started))
         if holds(TINDEX_HOLDS_UNDER, "time-indexed-edf", execution):
             # deadline tests on the start-indexed programme, each job as long
             # as the running jobs' I/O makes it (models/time-indexed-lp.md)

@@ -50,6 +50,7 @@ ticks (integers) for the CP-SAT model's incumbent
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -145,20 +146,30 @@ def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
     next_op = 0
     served = 0
     io_free = -math.inf
-    running: list[int] = []
+    running: list[int] = []         # started, not ended: the only jobs with
+    # a finite completion after t or a finite ready time (the scans below)
+    releases = sorted(p.release for p in plans)
     t = min((p.release for p in plans), default=0.0)
     while True:
         used = sum(plans[j].nodes for j in running if completion[j] > t) \
             + sum(q for end, q in holds if end > t)
         running = [j for j in running if completion[j] > t]
+        if mode != "strict":
+            least_nodes = min((plans[i].nodes for i in pending
+                               if plans[i].release <= t), default=math.inf)
         fit_events: list[float] = []
         moved = True
         while moved:
             moved = False
             # job starts (none unless a released job fits: every mode needs it)
             free_now = capacity - used
-            if not any(plans[i].nodes <= free_now and plans[i].release <= t
-                       for i in pending):
+            if mode == "strict":  # the head or none
+                can_start = bool(pending) and plans[pending[0]].nodes <= free_now \
+                    and plans[pending[0]].release <= t
+            else:  # the fewest nodes a job released and unstarted at t's
+                # first pass needs: only starts change it within t (upwards)
+                can_start = least_nodes <= free_now
+            if not can_start:
                 started = []
             elif mode in ("easy", "easy-ahead"):
                 used, started = _easy_starts(plans, pending, running, completion,
@@ -178,8 +189,8 @@ def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
             # I/O
             if io_free <= t and served < total_ops:
                 fit_events = []
-                choice = _next_op(plans, io_order, next_op, done, ready, start, rank,
-                                  reservations, t, fit_events, io_rule)
+                choice = _next_op(plans, running, io_order, next_op, done, ready,
+                                  start, rank, reservations, t, fit_events, io_rule)
                 if choice is not None:
                     i = choice
                     q = done[i]
@@ -204,15 +215,19 @@ def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
         if not pending and served == total_ops:
             return Timing(start, op_start, [c if math.isfinite(c) else s
                                             for c, s in zip(completion, start)])
-        events = [c for c in completion if t < c < math.inf]
+        events = [completion[j] for j in running if t < completion[j] < math.inf]
         events += [end for end, _ in holds if end > t]
         events += [x for x in fit_events if x > t]
-        if pending:
-            waiting = pending[:1] if mode == "strict" else pending
-            events += [plans[i].release for i in waiting if plans[i].release > t]
+        if pending and mode == "strict":
+            if plans[pending[0]].release > t:
+                events.append(plans[pending[0]].release)
+        elif pending:  # the next release: a job released after t is unstarted
+            k = bisect.bisect_right(releases, t)
+            if k < n:
+                events.append(releases[k])
         if io_free > t:
             events.append(io_free)
-        events += [r for r in ready if t < r < math.inf]
+        events += [ready[j] for j in running if t < ready[j] < math.inf]
         if not events:
             return None
         t = min(events)
@@ -330,13 +345,15 @@ def _shadow(plans: Sequence[Plan], running: list[int], started: list[int],
     return math.inf, 0
 
 
-def _next_op(plans: Sequence[Plan], io_order: Sequence[tuple[int, int]] | None,
+def _next_op(plans: Sequence[Plan], running: Sequence[int],
+             io_order: Sequence[tuple[int, int]] | None,
              next_op: int, done: list[int], ready: list[float], start: list[float],
              rank: dict[int, int], reservations: Reservations, t: float,
              fit_events: list[float], io_rule: str = "fifo") -> int | None:
     """The job whose operation starts at ``t``, if any; the later times at
     which a blocked ready operation would fit go to ``fit_events`` (and,
-    under ``short-wait``, the time the node is left idle for)."""
+    under ``short-wait``, the time the node is left idle for). Only the
+    ``running`` jobs can have an operation ready."""
     if io_order is not None:
         i, q = io_order[next_op]
         if done[i] != q:
@@ -348,10 +365,12 @@ def _next_op(plans: Sequence[Plan], io_order: Sequence[tuple[int, int]] | None,
             fit_events.append(fit)
         return None
     if io_rule == "short-wait":
-        return _short_wait(plans, done, ready, rank, reservations, t, fit_events)
+        return _short_wait(plans, running, done, ready, rank, reservations, t,
+                           fit_events)
     if io_rule == "reserve":
-        return _reserve(plans, done, ready, rank, reservations, t, fit_events)
-    candidates = sorted((ready[i], rank[i], i) for i in range(len(plans))
+        return _reserve(plans, running, done, ready, rank, reservations, t,
+                        fit_events)
+    candidates = sorted((ready[i], rank[i], i) for i in running
                         if ready[i] <= t and done[i] < len(plans[i].durations))
     for _, _, i in candidates:
         fit = reservations.io_first_fit(t, plans[i].durations[done[i]])
@@ -361,7 +380,8 @@ def _next_op(plans: Sequence[Plan], io_order: Sequence[tuple[int, int]] | None,
     return None
 
 
-def _short_wait(plans: Sequence[Plan], done: list[int], ready: list[float],
+def _short_wait(plans: Sequence[Plan], running: Sequence[int], done: list[int],
+                ready: list[float],
                 rank: dict[int, int], reservations: Reservations, t: float,
                 fit_events: list[float]) -> int | None:
     """``short-wait``: the shortest ready operation that fits (ties by ready
@@ -371,7 +391,7 @@ def _short_wait(plans: Sequence[Plan], done: list[int], ready: list[float],
     waits ``delta + p``; the other saves ``d - delta``). Then the node idles
     until ``t + delta`` (an event), when the shorter one goes first."""
     best = None
-    for i in range(len(plans)):
+    for i in running:
         if ready[i] <= t and done[i] < len(plans[i].durations):
             d = plans[i].durations[done[i]]
             fit = reservations.io_first_fit(t, d)
@@ -382,7 +402,7 @@ def _short_wait(plans: Sequence[Plan], done: list[int], ready: list[float],
     if best is None:
         return None
     d = best[0][0]
-    for j in range(len(plans)):
+    for j in running:
         r = ready[j]
         if t < r < t + d / SHORT_WAIT_FACTOR and done[j] < len(plans[j].durations):
             p = plans[j].durations[done[j]]
@@ -393,14 +413,15 @@ def _short_wait(plans: Sequence[Plan], done: list[int], ready: list[float],
     return best[1]
 
 
-def _reserve(plans: Sequence[Plan], done: list[int], ready: list[float],
+def _reserve(plans: Sequence[Plan], running: Sequence[int], done: list[int],
+             ready: list[float],
              rank: dict[int, int], reservations: Reservations, t: float,
              fit_events: list[float]) -> int | None:
     """``reserve``: the ready operation of the best-ranked job (rank in
     ``order``) that fits and ends by the time every better-ranked running
     job's next operation is ready (``t + d <= ready_j``); the node idles
     until the first such ready time otherwise (an event)."""
-    pending = [i for i in range(len(plans)) if done[i] < len(plans[i].durations)
+    pending = [i for i in running if done[i] < len(plans[i].durations)
                and ready[i] < math.inf]
     pending.sort(key=lambda i: rank[i])
     for k, i in enumerate(pending):
