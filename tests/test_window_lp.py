@@ -331,3 +331,30 @@ def test_easy_ahead_reserves_for_a_job_not_released_yet() -> None:
         values[mode] = objective_value(instance, schedule, "mean-flow-time")
     assert values["easy"] == (10 + 10) / 2
     assert values["easy-ahead"] == (1 + 12) / 2
+
+
+def test_a_simulation_past_its_deadline_is_dropped(monkeypatch) -> None:
+    """``simulate`` gives ``None`` (no schedule) once its deadline has passed
+    (looked at every ``DEADLINE_EVERY`` events), the same schedule with a
+    deadline far away; ``best_heuristic`` without time for the list
+    policies still returns the online schedule's left shift, validated."""
+    import time
+
+    from opt_sched.exact.hpc_io import earliest
+
+    instance = _seeded(3)
+    window = extract_window(instance, replay(instance, "easy"), 2, 5)
+    plans = plans_of(window.instance)
+    nodes = window.instance.platform.partitions[0].nodes
+    order = list(range(len(plans)))
+    free = simulate(plans, nodes, window.reservations, order, mode="greedy")
+    late = simulate(plans, nodes, window.reservations, order, mode="greedy",
+                    deadline=time.perf_counter() + 3600)
+    assert free is not None and late == free
+    monkeypatch.setattr(earliest, "DEADLINE_EVERY", 1)
+    assert simulate(plans, nodes, window.reservations, order, mode="greedy",
+                    deadline=0.0) is None
+    heuristic = best_heuristic(window, "mean-flow-time", search_seconds=0.0,
+                               list_seconds=0.0)
+    assert heuristic.name == "online-left-shift"
+    assert_feasible(*window.with_running(heuristic.schedule))

@@ -29,10 +29,10 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
   neighbours in the priority order; a move is kept if the objective drops,
   until a pass finds nothing or the time is up.
 
-The list policies stop once the schedule side's time is spent (the left
-shift always runs): on a window of hundreds of jobs (FCFS's queue), one
-simulation takes seconds. :func:`best_heuristic` returns the best for one
-objective.
+The list policies stop once the schedule side's time is spent, the one
+running then too (the left shift always runs): on a window of a thousand
+jobs (FCFS's queue), one simulation takes seconds. :func:`best_heuristic`
+returns the best for one objective.
 """
 
 from __future__ import annotations
@@ -117,9 +117,11 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
                    second_rules: Sequence[str] = SECOND_IO_RULES) -> Candidate:
     """The best candidate schedule of ``window`` for ``objective`` (module
     doc). ``list_seconds``: no list policy is started once this much time
-    has passed since the call (the online left shift always runs), so a
-    window of hundreds of jobs, where one simulation takes seconds, keeps
-    its time limit; ``search_seconds``: the local search's time;
+    has passed since the call, and one still running then is dropped (the
+    online left shift always runs to its end), so a window of a thousand
+    jobs, where one simulation takes seconds, keeps its time limit;
+    ``search_seconds``: the local search's time (a trial still running at
+    its end is dropped too);
     ``orders``: more priority lists by name (job indices, e.g. the rigid
     relaxation's, :mod:`opt_sched.exact.hpc_io.rigid`), tried first, like
     the list policies; ``second_rules``: the I/O rules of the second round
@@ -132,9 +134,9 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     n = len(plans)
 
     def run(order: Sequence[int], io_order=None, mode: str = "strict",
-            io_rule: str = "fifo"):
+            io_rule: str = "fifo", deadline: float = math.inf):
         timing = simulate(plans, capacity, res, order, io_order, mode=mode,
-                          io_rule=io_rule)
+                          io_rule=io_rule, deadline=deadline)
         if timing is None:
             return math.inf, None
         return timing_value(plans, lengths, timing, objective), timing
@@ -146,6 +148,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     order, io_order = orders_of(starts, ops)
     value, timing = run(order, io_order)
     best = ("online-left-shift", value, timing, order, "strict", "fifo")
+    lists_end = began + list_seconds  # a simulation still running then stops
     tried = []
     ranked_lists = {name: list(given) for name, given in (orders or {}).items()}
     for name, ranked in ranked_lists.items():
@@ -161,7 +164,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
             if (tuple(ranked), mode) in simulated:
                 continue
             simulated.add((tuple(ranked), mode))
-            value, timing = run(ranked, None, mode)
+            value, timing = run(ranked, None, mode, deadline=lists_end)
             tried.append((value, f"{name}-{mode}", ranked, mode))
             if value < best[1]:
                 best = (f"{name}-{mode}", value, timing, ranked, mode, "fifo")
@@ -170,7 +173,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
         for rule in second_rules:
             if time.perf_counter() - began >= list_seconds:
                 break
-            value, timing = run(ranked, None, mode, rule)
+            value, timing = run(ranked, None, mode, rule, lists_end)
             if value < best[1]:
                 best = (f"{label}-{rule}", value, timing, ranked, mode, rule)
     name, value, timing, order, mode, io_rule = best
@@ -188,7 +191,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
             continue
         trial = list(order)
         trial.insert(rng.randrange(k), trial.pop(k))
-        trial_value, trial_timing = run(trial, None, mode, io_rule)
+        trial_value, trial_timing = run(trial, None, mode, io_rule, stop)
         if trial_value < value - 1e-9 * max(1.0, abs(value)):
             order, value, timing = trial, trial_value, trial_timing
             moves += 1
@@ -203,7 +206,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
                 break
             trial = list(order)
             trial[k], trial[k + 1] = trial[k + 1], trial[k]
-            trial_value, trial_timing = run(trial, None, mode, io_rule)
+            trial_value, trial_timing = run(trial, None, mode, io_rule, stop)
             if trial_value < value - 1e-9 * max(1.0, abs(value)):
                 order, value, timing = trial, trial_value, trial_timing
                 improved = True

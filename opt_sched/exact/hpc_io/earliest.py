@@ -51,7 +51,9 @@ ticks (integers) for the CP-SAT model's incumbent
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,6 +71,9 @@ MODES = ("strict", "greedy", "easy", "easy-ahead")
 IO_RULES = ("fifo", "short-wait", "reserve")
 """How :func:`simulate` picks an operation when ``io_order`` is ``None``
 (module doc)."""
+
+DEADLINE_EVERY = 256
+"""How many events :func:`simulate` runs between two looks at its deadline."""
 
 SHORT_WAIT_FACTOR = 8.0
 """``short-wait`` idles for an operation ready in ``delta`` of length ``p``
@@ -125,10 +130,13 @@ def orders_of(start: Sequence[float], op_start: Sequence[Sequence[float]]
 
 def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
              order: Sequence[int], io_order: Sequence[tuple[int, int]] | None = None,
-             *, mode: str = "strict", io_rule: str = "fifo") -> Timing | None:
+             *, mode: str = "strict", io_rule: str = "fifo",
+             deadline: float = math.inf) -> Timing | None:
     """The earliest schedule of the orders (module doc), or ``None`` if they
-    deadlock. ``mode``: ``strict``, ``greedy`` or ``easy``; ``io_rule``:
-    ``fifo`` or ``short-wait`` (module doc)."""
+    deadlock or ``time.perf_counter()`` passes ``deadline`` first (looked at
+    every :data:`DEADLINE_EVERY` events: a window of a thousand queued jobs
+    takes seconds). ``mode``: one of :data:`MODES`; ``io_rule``: one of
+    :data:`IO_RULES` (module doc)."""
     if mode not in MODES:
         raise ValueError(f"mode={mode!r} must be one of {', '.join(MODES)}")
     if io_rule not in IO_RULES:
@@ -150,7 +158,9 @@ def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
     # a finite completion after t or a finite ready time (the scans below)
     releases = sorted(p.release for p in plans)
     t = min((p.release for p in plans), default=0.0)
-    while True:
+    for event in itertools.count():
+        if event % DEADLINE_EVERY == 0 and event and time.perf_counter() >= deadline:
+            return None
         used = sum(plans[j].nodes for j in running if completion[j] > t) \
             + sum(q for end, q in holds if end > t)
         running = [j for j in running if completion[j] > t]
