@@ -281,3 +281,22 @@ def test_progress_counts_and_eta():
     with Progress("demo", 2, stream=fancy, fancy=True) as bar:
         bar.advance(2, 0)
     assert "2/2" in fancy.getvalue() and "0 failed" in fancy.getvalue()
+
+
+def test_the_code_version_names_the_commit_of_a_checkout():
+    """Each task's ``code_version``: the package version and, run from a git
+    checkout of opt_sched (as CI's clone), the checkout's commit, so that a
+    sweep resumed with other code tells its tasks apart."""
+    import shutil
+
+    from opt_sched import __version__
+    from opt_sched.campaign.store import _code_version
+
+    root = Path(__file__).resolve().parents[1]
+    version = _code_version()
+    if shutil.which("git") is None or not (root / ".git").exists():
+        assert version == __version__
+        return
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=7", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert version.startswith(f"{__version__}+g{head}"), (version, head)

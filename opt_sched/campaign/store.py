@@ -10,7 +10,9 @@ Design
     attempts INTEGER           -- how many times the sweep dispatched it
     metrics TEXT               -- the row: a flat JSON object
     error TEXT                 -- one line, for 'failed'
-    wall_time REAL, worker TEXT ('host:pid'), code_version TEXT,
+    wall_time REAL, worker TEXT ('host:pid'),
+    code_version TEXT          -- the driver's opt_sched: version, and commit
+                               -- when it runs from a checkout (0.1.0+g374b518)
     updated_at REAL            -- Unix time of the last change
 
 Only the sweep's driver process writes the store; workers (local
@@ -60,6 +62,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import subprocess
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -123,9 +126,27 @@ def _is_damage(err: sqlite3.Error) -> bool:
 
 
 def _code_version() -> str:
+    """The package's version, and its git commit when it runs from a
+    checkout of opt_sched (``0.1.0+g374b518``; ``.dirty`` with uncommitted
+    changes): a sweep resumed with other code says which task ran which."""
     from .. import __version__
 
-    return __version__
+    package = Path(__file__).resolve().parents[1]
+
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(["git", "-C", str(package), *args],
+                                  capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    top = git("rev-parse", "--show-toplevel")
+    if not top or Path(top).resolve() != package.parent:
+        return __version__  # installed, or inside some other repository
+    commit = git("describe", "--always", "--dirty=.dirty", "--abbrev=7",
+                 "--match", "NO-TAGS")
+    return f"{__version__}+g{commit}" if commit else __version__
 
 
 class ResultStore:
