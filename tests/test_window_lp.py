@@ -337,10 +337,13 @@ def test_a_simulation_past_its_deadline_is_dropped(monkeypatch) -> None:
     """``simulate`` gives ``None`` (no schedule) once its deadline has passed
     (looked at every ``DEADLINE_EVERY`` events), the same schedule with a
     deadline far away; ``best_heuristic`` without time for the list
-    policies still returns the online schedule's left shift, validated."""
+    policies runs the left shift and one list policy to their end (the
+    better of the two, validated), and nothing more."""
+    import math
     import time
 
     from opt_sched.exact.hpc_io import earliest
+    from opt_sched.experiments.window_schedules import _priorities
 
     instance = _seeded(3)
     window = extract_window(instance, replay(instance, "easy"), 2, 5)
@@ -354,7 +357,20 @@ def test_a_simulation_past_its_deadline_is_dropped(monkeypatch) -> None:
     monkeypatch.setattr(earliest, "DEADLINE_EVERY", 1)
     assert simulate(plans, nodes, window.reservations, order, mode="greedy",
                     deadline=0.0) is None
+    import opt_sched.experiments.window_schedules as window_schedules
+
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("deadline", math.inf))
+        return simulate(*args, **kwargs)
+
+    monkeypatch.setattr(window_schedules, "simulate", counted)
     heuristic = best_heuristic(window, "mean-flow-time", search_seconds=0.0,
                                list_seconds=0.0)
-    assert heuristic.name == "online-left-shift"
+    assert calls == [math.inf, math.inf]  # the left shift, one list policy
+    lengths = [job.length(window.instance.bandwidth_of(job))
+               for job in window.instance.jobs]
+    first = next(iter(_priorities(window, lengths)))
+    assert heuristic.name in ("online-left-shift", f"{first}-strict")
     assert_feasible(*window.with_running(heuristic.schedule))

@@ -30,7 +30,8 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
   until a pass finds nothing or the time is up.
 
 The list policies stop once the schedule side's time is spent, the one
-running then too (the left shift always runs): on a window of a thousand
+running then too (the left shift and one list policy always run, to their
+end): on a window of a thousand
 jobs (FCFS's queue), one simulation takes seconds. :func:`best_heuristic`
 returns the best for one objective.
 """
@@ -118,8 +119,9 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     """The best candidate schedule of ``window`` for ``objective`` (module
     doc). ``list_seconds``: no list policy is started once this much time
     has passed since the call, and one still running then is dropped (the
-    online left shift always runs to its end), so a window of a thousand
-    jobs, where one simulation takes seconds, keeps its time limit;
+    online left shift and one list policy always run, to their end),
+    so a window of a thousand jobs, where one simulation takes seconds,
+    keeps its time limit;
     ``search_seconds``: the local search's time (a trial still running at
     its end is dropped too);
     ``orders``: more priority lists by name (job indices, e.g. the rigid
@@ -159,12 +161,16 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     simulated = set()  # priorities often agree (SPT and tight deadlines)
     for name, ranked in ranked_lists.items():
         for mode in MODES:
-            if time.perf_counter() - began >= list_seconds:
+            # one list schedule at least, whatever the time (beside the left
+            # shift, whose orders may be far from any good one)
+            listed = any(math.isfinite(x[0]) for x in tried)
+            if listed and time.perf_counter() - began >= list_seconds:
                 break
             if (tuple(ranked), mode) in simulated:
                 continue
             simulated.add((tuple(ranked), mode))
-            value, timing = run(ranked, None, mode, deadline=lists_end)
+            value, timing = run(ranked, None, mode,
+                                deadline=lists_end if listed else math.inf)
             tried.append((value, f"{name}-{mode}", ranked, mode))
             if value < best[1]:
                 best = (f"{name}-{mode}", value, timing, ranked, mode, "fifo")
