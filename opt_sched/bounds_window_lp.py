@@ -452,8 +452,8 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
                            (2, int(si[r]), int(ti[r]), members))
                           for r in top.tolist()
                           if (int(si[r]), int(ti[r]), index) not in seen_counts]
-        if not found:
-            break
+        if not found or time.perf_counter() >= stop:  # the separation is
+            break  # Python-side: seconds on a thousand jobs
         found.sort(key=lambda item: -item[0])
         add([key for _, key in found[:_ROUND]])
         h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))
