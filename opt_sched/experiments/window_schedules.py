@@ -31,9 +31,8 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
 
 The list policies stop once the schedule side's time is spent, the one
 running then too (the left shift and one list policy always run, to their
-end): on a window of a thousand
-jobs (FCFS's queue), one simulation takes seconds. :func:`best_heuristic`
-returns the best for one objective.
+end): on a window of a thousand jobs (FCFS's queue), one simulation takes
+seconds. :func:`best_heuristic` returns the best for one objective.
 """
 
 from __future__ import annotations
@@ -119,14 +118,13 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     """The best candidate schedule of ``window`` for ``objective`` (module
     doc). ``list_seconds``: no list policy is started once this much time
     has passed since the call, and one still running then is dropped (the
-    online left shift and one list policy always run, to their end),
-    so a window of a thousand jobs, where one simulation takes seconds,
-    keeps its time limit;
-    ``search_seconds``: the local search's time (a trial still running at
-    its end is dropped too);
-    ``orders``: more priority lists by name (job indices, e.g. the rigid
-    relaxation's, :mod:`opt_sched.exact.hpc_io.rigid`), tried first, like
-    the list policies; ``second_rules``: the I/O rules of the second round
+    online left shift and one list policy always run, to their end), so a
+    window of a thousand jobs, where one simulation takes seconds, keeps
+    its time limit; ``search_seconds``: the local search's time (a trial
+    still running at its end is dropped too); ``orders``: more priority
+    lists by name (job indices, e.g. the rigid relaxation's,
+    :mod:`opt_sched.exact.hpc_io.rigid`), tried first, like the list
+    policies; ``second_rules``: the I/O rules of the second round
     (:data:`SECOND_IO_RULES`)."""
     began = time.perf_counter()
     instance, res = window.instance, window.reservations

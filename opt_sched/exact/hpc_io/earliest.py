@@ -431,10 +431,10 @@ def _reserve(plans: Sequence[Plan], running: Sequence[int], done: list[int],
     ``order``) that fits and ends by the time every better-ranked running
     job's next operation is ready (``t + d <= ready_j``); the node idles
     until the first such ready time otherwise (an event)."""
-    pending = [i for i in running if done[i] < len(plans[i].durations)
+    waiting = [i for i in running if done[i] < len(plans[i].durations)
                and ready[i] < math.inf]
-    pending.sort(key=lambda i: rank[i])
-    for k, i in enumerate(pending):
+    waiting.sort(key=lambda i: rank[i])
+    for k, i in enumerate(waiting):
         if ready[i] > t:
             continue
         d = plans[i].durations[done[i]]
@@ -442,7 +442,7 @@ def _reserve(plans: Sequence[Plan], running: Sequence[int], done: list[int],
         if fit > t:
             fit_events.append(fit)
             continue
-        clash = [ready[j] for j in pending[:k] if t < ready[j] < t + d]
+        clash = [ready[j] for j in waiting[:k] if t < ready[j] < t + d]
         if clash:
             fit_events.append(min(clash))
             continue
