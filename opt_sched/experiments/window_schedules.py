@@ -113,8 +113,7 @@ def _priorities(window: Window, lengths: Sequence[float]
 
 def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.0,
                    list_seconds: float = math.inf,
-                   orders: Mapping[str, Sequence[int]] | None = None,
-                   second_rules: Sequence[str] = SECOND_IO_RULES) -> Candidate:
+                   orders: Mapping[str, Sequence[int]] | None = None) -> Candidate:
     """The best candidate schedule of ``window`` for ``objective`` (module
     doc). ``list_seconds``: no list policy is started once this much time
     has passed since the call, and one still running then is dropped (the
@@ -124,8 +123,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     still running at its end is dropped too); ``orders``: more priority
     lists by name (job indices, e.g. the rigid relaxation's,
     :mod:`opt_sched.exact.hpc_io.rigid`), tried first, like the list
-    policies; ``second_rules``: the I/O rules of the second round
-    (:data:`SECOND_IO_RULES`)."""
+    policies."""
     began = time.perf_counter()
     instance, res = window.instance, window.reservations
     plans = plans_of(instance)
@@ -174,7 +172,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
                 best = (f"{name}-{mode}", value, timing, ranked, mode, "fifo")
     ranked_first = sorted(tried, key=lambda x: x[0])[:SECOND_ROUND_SIZE]
     for _, label, ranked, mode in ranked_first:
-        for rule in second_rules:
+        for rule in SECOND_IO_RULES:
             if time.perf_counter() - began >= list_seconds:
                 break
             value, timing = run(ranked, None, mode, rule, lists_end)
