@@ -163,6 +163,10 @@ def test_two_sweeps_started_together_run_each_task_once(tmp_path: Path) -> None:
     both = [start(sweep_command(spec, out, "--resume"), tmp_path) for _ in range(2)]
     try:
         wait_for(lambda: any(p.poll() is not None for p in both), "a refusal")
+        # the refusal can come before the other sweep's first row: wait for
+        # that row (or its end) before stopping it, or the store is empty
+        wait_for(lambda: rows(out) or all(p.poll() is not None for p in both),
+                 "the other sweep to dispatch")
     finally:
         for sweep in both:
             sweep.terminate()  # the one still running: enough seen
