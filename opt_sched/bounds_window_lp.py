@@ -161,6 +161,37 @@ def most_running(nodes: np.ndarray, members: np.ndarray, free: float) -> int:
     return int(np.searchsorted(np.cumsum(need), free + 1e-9, side="right"))
 
 
+@njit(cache=True)
+def _most_violated_prefix(y: np.ndarray, level: np.ndarray, levels: np.ndarray,
+                          free: float) -> tuple[float, int]:
+    """Over the prefixes ``E_m`` (``m >= 2``) of jobs in this order, the
+    largest ``sum_{E_m} y_i - m_{E_m}(free)`` above ``1e-6`` and its ``m``
+    (``(1e-6, 0)`` if none): :func:`most_running` of each prefix, kept
+    incrementally as the count of its jobs per node level (``levels``
+    ascending, ``level`` each job's index in it), smallest level first --
+    ``O(m * levels)`` in all instead of a sort per prefix."""
+    per_level = np.zeros(levels.shape[0], np.int64)
+    best, size, total = 1e-6, 0, 0.0
+    for m in range(y.shape[0]):
+        per_level[level[m]] += 1
+        total += y[m]
+        if m == 0:
+            continue
+        left, running = free + 1e-9, 0
+        for q in range(levels.shape[0]):
+            count = per_level[q]
+            if count == 0:
+                continue
+            fit = count if levels[q] <= 0.0 else min(count, int(left // levels[q]))
+            running += fit
+            left -= fit * levels[q]
+            if fit < count:
+                break
+        if total - running > best:
+            best, size = total - running, m + 1
+    return best, size
+
+
 def _free_before(data: dict[str, np.ndarray]) -> np.ndarray:
     """For each elementary interval ``[g_a, g_a+1)`` of the grid, the free
     nodes just before ``g_a+1``: the most free on it (``f`` non-decreasing)."""
@@ -243,18 +274,13 @@ def _count_cuts(data: dict[str, np.ndarray], x: np.ndarray
     y /= np.maximum(width, 1e-300)[:, None]
     nodes = data["nodes"]
     free = _free_before(data)
+    levels, level_of = np.unique(nodes, return_inverse=True)
     cuts = []
     for a in np.flatnonzero((y * nodes).sum(axis=1) > 0.5 * free).tolist():
         order = np.lexsort((-nodes, -y[a]))
         order = order[y[a, order] > 1e-9]
-        best, size = 1e-6, 0
-        for m in range(2, len(order) + 1):
-            members = np.zeros(n)
-            members[order[:m]] = 1.0
-            over = float(y[a, order[:m]].sum()) - most_running(nodes, members,
-                                                               free[a])
-            if over > best:
-                best, size = over, m
+        best, size = _most_violated_prefix(y[a, order], level_of[order],
+                                           levels.astype(float), float(free[a]))
         if size:
             members = np.zeros(n, bool)
             members[order[:size]] = True
@@ -417,7 +443,11 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
     # the rows and duals of the last optimal solve: valid multipliers for
     # the bound (weak duality) if a later solve stops at the time limit
     last: tuple[list[tuple[int, int, int, int]], np.ndarray] | None = None
-    while time.perf_counter() < stop:
+    # a round's separation is Python-side and not interruptible (seconds on
+    # a thousand jobs): no round starts that the last one says cannot end
+    separation = 0.0
+    while time.perf_counter() + separation < stop:
+        separation_began = time.perf_counter()
         found: list[tuple[float, tuple[int, int, int, np.ndarray | None]]] = []
         for kind in kinds:
             free = data["free_nodes"] if kind == 0 else data["free_io"]
@@ -452,8 +482,9 @@ def propose_multipliers(data: dict[str, np.ndarray], time_limit: float,
                            (2, int(si[r]), int(ti[r]), members))
                           for r in top.tolist()
                           if (int(si[r]), int(ti[r]), index) not in seen_counts]
-        if not found or time.perf_counter() >= stop:  # the separation is
-            break  # Python-side: seconds on a thousand jobs
+        separation = time.perf_counter() - separation_began
+        if not found or time.perf_counter() >= stop:
+            break
         found.sort(key=lambda item: -item[0])
         add([key for _, key in found[:_ROUND]])
         h.setOptionValue("time_limit", max(0.1, stop - time.perf_counter()))

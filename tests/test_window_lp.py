@@ -7,6 +7,7 @@ and every schedule passes the validator."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -168,6 +169,35 @@ def test_most_running_counts_the_smallest_first() -> None:
         best = max(len(c) for r in range(len(chosen) + 1)
                    for c in combinations(chosen, r) if sum(c) <= free)
         assert most_running(nodes, members, float(free)) == best
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.001, 1.0), st.integers(1, 9)), min_size=1,
+                max_size=12),
+       st.integers(0, 40))
+def test_most_violated_prefix_is_the_best_prefix(jobs: list[tuple[float, int]],
+                                                 free: int) -> None:
+    """The count cuts' prefix search (incremental per node level) against
+    :func:`most_running` of every prefix of ``m >= 2`` jobs, recomputed."""
+    from opt_sched.bounds_window_lp import _most_violated_prefix, most_running
+
+    y = np.array([v for v, _ in jobs])
+    nodes = np.array([q for _, q in jobs], float)
+    levels, level_of = np.unique(nodes, return_inverse=True)
+    best, size = _most_violated_prefix(y, level_of, levels, float(free))
+    overs = {}
+    for m in range(2, len(jobs) + 1):
+        members = np.zeros(len(jobs))
+        members[:m] = 1.0
+        overs[m] = math.fsum(y[:m].tolist()) - most_running(nodes, members,
+                                                            float(free))
+    want = max([1e-6, *overs.values()])
+    tolerance = 1e-12 * len(jobs)
+    assert abs(best - want) <= tolerance
+    if size:  # the prefix named has that violation (ties: any of them)
+        assert abs(overs[size] - best) <= tolerance
+    else:
+        assert want <= 1e-6 + tolerance
 
 
 def test_lp_bound_below_online_on_kth_windows() -> None:
