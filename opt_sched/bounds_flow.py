@@ -34,7 +34,15 @@ Mean flow time: ``sum_i C_i`` is at least each of ``sum_i ect_i``, the SRPT
 optimum of the I/O relaxation plus ``sum a_i`` (jobs without I/O counted at
 ``ect_i``), the SRPT optimum of the area relaxation, and the SRPT optimum of
 the wide jobs plus ``ect_i`` of the others
-(:func:`opt_sched.rate_profile.srpt_completions`).
+(:func:`opt_sched.rate_profile.srpt_completions`); and the area's *mean
+busy time* bound ``area-busy`` (:func:`opt_sched.rate_profile.
+mean_busy_times`, ``models/mean-flow-time.md``): job ``i`` holds ``Q_i``
+nodes on ``[C_i - T_i, C_i)``, which starts at ``max(est_i, ect_i - T_i)``
+or later, so the mean busy time of its area is ``M_i = C_i - T_i / 2`` and
+``sum_i C_i >= min sum_i M_i + sum_i T_i / 2`` over the fluid schedules of
+the areas ``Q_i T_i``. (The same on the I/O node is never above
+``io-srpt``: there the task is the job's whole I/O, ``C_i`` is at least its
+completion, and SRPT minimises the completions themselves.)
 
 Max flow stretch (and the reserved makespan): the smallest ``x`` whose
 deadlines ``d_i(x) = r_i + x T_i`` (``d_i(x) = x`` for the makespan) pass every
@@ -58,7 +66,12 @@ from .errors import OptionError
 from .instance import Instance
 from .objectives import FLOW_OBJECTIVES, check_objective
 from .operations import job_operations
-from .rate_profile import RateProfile, edf_feasible_on, srpt_completions
+from .rate_profile import (
+    RateProfile,
+    edf_feasible_on,
+    mean_busy_times,
+    srpt_completions,
+)
 from .reservations import Reservations
 
 __all__ = [
@@ -77,6 +90,7 @@ HOLDS_UNDER: dict[str, frozenset[str]] = {
     "alone": frozenset({"exclusive", "shared"}),
     "io-srpt": frozenset({"exclusive", "shared"}),
     "area-srpt": frozenset({"exclusive", "shared"}),
+    "area-busy": frozenset({"exclusive", "shared"}),
     "wide-srpt": frozenset({"exclusive", "shared"}),
     "deadline-bisection": frozenset({"exclusive", "shared"}),
 }
@@ -207,9 +221,9 @@ def mean_flow_time_bounds(instance: Instance, *,
                           expired: Expired | None = None) -> dict[str, float]:
     """Lower bounds on ``(1/n) sum_i (C_i - r_i)``, by name.
 
-    ``alone`` always; ``io-srpt`` when some job does I/O; ``area-srpt``;
-    ``wide-srpt`` when two jobs need more than half a partition's nodes
-    (unless ``expired`` cut them short).
+    ``alone`` always; ``io-srpt`` when some job does I/O; ``area-srpt`` and
+    ``area-busy``; ``wide-srpt`` when two jobs need more than half a
+    partition's nodes (unless ``expired`` cut them short).
     """
     jobs = _jobs(instance, reservations)
     n = len(jobs)
@@ -218,7 +232,7 @@ def mean_flow_time_bounds(instance: Instance, *,
     out = {"alone": (math.fsum(ect.tolist()) - releases) / n}
     try:
         io_total = 0.0
-        area_total = 0.0
+        area_total = area_busy_total = 0.0
         wide_total = 0.0
         has_io = has_wide = False
         for group in _groups(instance, jobs):
@@ -239,6 +253,14 @@ def mean_flow_time_bounds(instance: Instance, *,
             done = srpt_completions(node_rate, np.array([jobs[i].est for i in members]),
                                     np.array([jobs[i].area for i in members]))
             area_total += math.fsum(done.tolist())
+            _check(expired)
+            busy = mean_busy_times(
+                node_rate,
+                np.array([max(jobs[i].est, jobs[i].ect - jobs[i].length)
+                          for i in members]),
+                np.array([jobs[i].area for i in members]))
+            area_busy_total += math.fsum(busy.tolist()) + math.fsum(
+                0.5 * jobs[i].length for i in members)
             wide = _wide(jobs, group)
             rest = sorted(set(members) - set(wide))
             if len(wide) > 1:
@@ -255,6 +277,7 @@ def mean_flow_time_bounds(instance: Instance, *,
         if has_io:
             out["io-srpt"] = (io_total - releases) / n
         out["area-srpt"] = (area_total - releases) / n
+        out["area-busy"] = (area_busy_total - releases) / n
     except _OutOfTimeError:
         pass
     return out

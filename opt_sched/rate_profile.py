@@ -18,7 +18,16 @@ and a completion ``x`` in work coordinates is the time ``W^{-1}(x)``. So
 - SRPT on ``(W(r), p)`` gives the smallest sorted vector of completions
   (every ``k``-th smallest completion is as small as any preemptive schedule
   can make it: the exchange argument of Schrage 1968 never looks at the
-  rate), hence the least ``sum_i W^{-1}(x_i)`` -- :func:`srpt_completions`.
+  rate), hence the least ``sum_i W^{-1}(x_i)`` -- :func:`srpt_completions`;
+- smallest work first, preempting on arrivals, gives the least sum of *mean
+  busy times* ``M_i = (1/p_i) int t dmu_i(t)`` (``mu_i``: the work of task
+  ``i`` over time) over every fluid schedule -- :func:`mean_busy_times`.
+  Exchange argument (Goemans 1997 for a unit rate): in work coordinates
+  ``M_i = (1/p_i) int W^{-1}(u) dmu_i(u)``; moving ``delta`` of work of a
+  task ``B`` from ``u_1`` to ``u_2 > u_1`` and as much of an available task
+  ``A`` with ``p_A <= p_B`` from ``u_2`` to ``u_1`` changes the sum by
+  ``(W^{-1}(u_1) - W^{-1}(u_2)) (1/p_A - 1/p_B) <= 0`` (``W^{-1}`` is
+  non-decreasing), and so does moving work earlier into idle time.
 
 Both are used by :mod:`opt_sched.bounds_flow` as relaxations: the I/O node
 (volume at rate ``b`` when it is not reserved) and the fluid area relaxation
@@ -36,7 +45,7 @@ import numpy as np
 from .errors import OptionError
 from .one_machine import edf_max_lateness
 
-__all__ = ["RateProfile", "edf_feasible_on", "srpt_completions"]
+__all__ = ["RateProfile", "edf_feasible_on", "mean_busy_times", "srpt_completions"]
 
 _REL_TOL = 1e-9
 """Relative tolerance of the feasibility test, on the side of weakness."""
@@ -100,6 +109,18 @@ class RateProfile:
         return out
 
 
+    def time_integral(self, low: float, high: float) -> float:
+        """``int_low^high W^{-1}(u) du`` for ``0 <= low <= high``: on each
+        piece where ``W`` rises, ``W^{-1}`` is linear, so the piece counts its
+        length times ``W^{-1}`` of its middle."""
+        if high <= low:
+            return 0.0
+        inside = self.cumulative[(self.cumulative > low) & (self.cumulative < high)]
+        cuts = np.concatenate(([low], inside, [high]))
+        middles = self.time_of(0.5 * (cuts[:-1] + cuts[1:]))
+        return math.fsum((np.diff(cuts) * middles).tolist())
+
+
 def edf_feasible_on(profile: RateProfile, releases: np.ndarray, work: np.ndarray,
                     deadlines: np.ndarray) -> tuple[bool, float]:
     """Whether tasks fit one preemptive machine of rate ``profile``.
@@ -159,3 +180,47 @@ def srpt_completions(profile: RateProfile, releases: np.ndarray,
     # a task of zero work released where the rate is 0 completes at its
     # release, not at the start of the flat stretch
     return np.maximum(out, releases)
+
+
+def mean_busy_times(profile: RateProfile, releases: np.ndarray,
+                    work: np.ndarray) -> np.ndarray:
+    """The mean busy times ``M_i`` (seconds) of preemptive *smallest work
+    first* on one machine of rate ``profile`` (the priority is the whole
+    work ``p_i``, not what remains; ties by index; arrivals preempt).
+
+    Their sum is the least ``sum_i M_i`` over every fluid schedule of the
+    tasks on that machine (module docstring). A task of zero work is busy
+    at its release (``M_i = r_i``).
+    """
+    n = work.size
+    out = np.asarray(releases, dtype=float).copy()
+    positive = np.flatnonzero(work > 0)
+    if not positive.size:
+        return out
+    r = profile.work(releases[positive])
+    order = positive[np.argsort(r, kind="stable")]
+    rel = np.sort(r).tolist()
+    integral = [0.0] * n
+    heap: list[tuple[float, int]] = []   # (work, task): the priority
+    remaining = work.astype(float).tolist()
+    time, nxt = rel[0], 0
+    while nxt < len(order) or heap:
+        if not heap and time < rel[nxt]:
+            time = rel[nxt]
+        while nxt < len(order) and rel[nxt] <= time:
+            task = int(order[nxt])
+            heapq.heappush(heap, (remaining[task], task))
+            nxt += 1
+        _, task = heap[0]
+        arrival = rel[nxt] if nxt < len(order) else math.inf
+        finish = time + remaining[task]
+        if finish <= arrival:
+            integral[task] += profile.time_integral(time, finish)
+            heapq.heappop(heap)
+            time = finish
+        else:  # preempted by the arrival, if it has less work
+            integral[task] += profile.time_integral(time, arrival)
+            remaining[task] -= arrival - time
+            time = arrival
+    out[positive] = np.array(integral)[positive] / work[positive]
+    return out

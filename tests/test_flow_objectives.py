@@ -179,6 +179,24 @@ def test_srpt_on_a_profile_by_hand() -> None:
                             np.array([0.0])).tolist() == [0.5]
 
 
+def test_mean_busy_times_on_a_profile_by_hand() -> None:
+    # rate 1, then 0 on [2, 3), then 2. Smallest work first: B (1 unit) on
+    # [0, 1) (M 0.5), C (1 unit, released at 1) on [1, 2) (M 1.5), then A
+    # (3 units) from W = 2: t = 3 + (W - 2) / 2 on [3, 4.5), M = 3.75; a task
+    # of zero work is busy at its release
+    from opt_sched.rate_profile import mean_busy_times
+
+    profile = RateProfile([0.0, 2.0, 3.0], [1.0, 0.0, 2.0])
+    busy = mean_busy_times(profile, np.array([0.0, 0.0, 1.0, 0.7]),
+                           np.array([3.0, 1.0, 1.0, 0.0]))
+    assert busy.tolist() == [3.75, 0.5, 1.5, 0.7]
+    # arrivals preempt: A (4 units at 0) is cut by B (1 unit at 1): A's work
+    # on [0, 1) and [2, 5), M_A = (0.5 * 1 + 3.5 * 3) / 4
+    busy = mean_busy_times(RateProfile.constant(1.0), np.array([0.0, 1.0]),
+                           np.array([4.0, 1.0]))
+    assert busy.tolist() == [2.75, 1.5]
+
+
 def test_edf_on_a_profile_by_hand() -> None:
     # 2 units due at 3 with the machine off on [1, 2): rate 1 elsewhere gives
     # exactly 2 units by 3 (feasible); due at 2.5 it is not.
@@ -210,13 +228,16 @@ def test_wide_jobs_never_run_together() -> None:
     # two jobs of 3 nodes out of 4, released 0, no I/O, T = 2: one waits for
     # the other. Optimum: completions 2 and 4, mean flow 3, max flow stretch
     # 4 / 2 = 2. Alone (2 and 1) and area (SRPT of 6 + 6 node-seconds at rate
-    # 4: 1.5 and 3, mean 2.25) miss it; the wide-job machine finds both.
+    # 4: 1.5 and 3, mean 2.25) miss it; the wide-job machine finds both. The
+    # area's mean busy times (0.75 and 2.25, smallest area first) plus half
+    # of each length (1 + 1): sum C >= 5, mean 2.5, between the two.
     instance = Instance("wide", Platform.homogeneous(1, 4), (
         Job("a", 3, (2.0,), (0.0,)), Job("b", 3, (2.0,), (0.0,))))
     assert brute_force_hpc_io(instance, "mean-flow-time")[0] == 3.0
     assert brute_force_hpc_io(instance, "max-flow-stretch")[0] == 2.0
     mean = flow_bounds(instance, "mean-flow-time")
     assert mean["alone"] == 2.0 and mean["area-srpt"] == 2.25
+    assert mean["area-busy"] == 2.5
     assert mean["wide-srpt"] == 3.0
     stretch = flow_bounds(instance, "max-flow-stretch")
     assert stretch["alone"] == 1.0
