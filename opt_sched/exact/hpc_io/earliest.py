@@ -158,6 +158,8 @@ def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
     # a finite completion after t or a finite ready time (the scans below)
     releases = sorted(p.release for p in plans)
     t = min((p.release for p in plans), default=0.0)
+    least_nodes, least_for = math.inf, None  # and the state it was taken in
+    lengths = [_length(plan) for plan in plans]  # EASY reads them per scan
     for event in itertools.count():
         if event % DEADLINE_EVERY == 0 and event and time.perf_counter() >= deadline:
             return None
@@ -165,8 +167,13 @@ def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
             + sum(q for end, q in holds if end > t)
         running = [j for j in running if completion[j] > t]
         if mode != "strict":
-            least_nodes = min((plans[i].nodes for i in pending
-                               if plans[i].release <= t), default=math.inf)
+            # the released jobs still pending change only with a start (pending
+            # only shrinks) or a release: most events (I/O) keep them
+            state = (len(pending), bisect.bisect_right(releases, t))
+            if state != least_for:
+                least_nodes = min((plans[i].nodes for i in pending
+                                   if plans[i].release <= t), default=math.inf)
+                least_for = state
         fit_events: list[float] = []
         moved = True
         while moved:
@@ -182,9 +189,9 @@ def simulate(plans: Sequence[Plan], capacity: int, reservations: Reservations,
             if not can_start:
                 started = []
             elif mode in ("easy", "easy-ahead"):
-                used, started = _easy_starts(plans, pending, running, completion,
-                                             ready, done, holds, capacity, used, t,
-                                             mode == "easy-ahead")
+                used, started = _easy_starts(plans, lengths, pending, running,
+                                             completion, ready, done, holds,
+                                             capacity, used, t, mode == "easy-ahead")
             else:
                 used, started = _list_starts(plans, pending, capacity, used, t,
                                              mode == "strict")
@@ -292,16 +299,17 @@ def _estimated_end(plan: Plan, ready: float, done: int) -> float:
     return ready + _sums(plan)[1][done]
 
 
-def _easy_starts(plans: Sequence[Plan], pending: list[int], running: list[int],
-                 completion: list[float], ready: list[float], done: list[int],
-                 holds: Sequence[tuple[float, int]], capacity: int, used: int,
-                 t: float, ahead: bool = False) -> tuple[int, list[int]]:
+def _easy_starts(plans: Sequence[Plan], lengths: Sequence[float], pending: list[int],
+                 running: list[int], completion: list[float], ready: list[float],
+                 done: list[int], holds: Sequence[tuple[float, int]], capacity: int,
+                 used: int, t: float, ahead: bool = False) -> tuple[int, list[int]]:
     """EASY at ``t``: the released jobs in order; the first that does not
     fit (the head) gets the earliest time its nodes free up (running jobs
     ending as if their I/O never waited, holds at their ends); a later job
     starts if it fits and ends by then or uses nodes the head leaves free.
     ``ahead`` (clairvoyant): a job not released yet can be the head, its
-    nodes reserved from its release."""
+    nodes reserved from its release. ``lengths``: each job's length when
+    its I/O never waits (:func:`_length`)."""
     started: list[int] = []
     shadow = None
     extra = 0
@@ -311,37 +319,38 @@ def _easy_starts(plans: Sequence[Plan], pending: list[int], running: list[int],
         plan = plans[i]
         if plan.release > t:
             if ahead and shadow is None:  # a head not released yet
-                shadow, extra = _shadow(plans, running, started, completion, ready,
-                                        done, holds, capacity, used, t,
-                                        plan.nodes, plan.release)
+                shadow, extra = _shadow(plans, lengths, running, started,
+                                        completion, ready, done, holds, capacity,
+                                        used, t, plan.nodes, plan.release)
             k += 1
             continue
-        length = _length(plan)
         fits = used + plan.nodes <= capacity
-        if fits and (shadow is None or t + length <= shadow or plan.nodes <= extra):
-            if shadow is not None and t + length > shadow:
+        if fits and (shadow is None or t + lengths[i] <= shadow
+                     or plan.nodes <= extra):
+            if shadow is not None and t + lengths[i] > shadow:
                 extra -= plan.nodes
             used += plan.nodes
             started.append(pending.pop(k))
             continue
         if shadow is None:
-            shadow, extra = _shadow(plans, running, started, completion, ready, done,
-                                    holds, capacity, used, t, plan.nodes, t)
+            shadow, extra = _shadow(plans, lengths, running, started, completion,
+                                    ready, done, holds, capacity, used, t,
+                                    plan.nodes, t)
         k += 1
     return used, started
 
 
-def _shadow(plans: Sequence[Plan], running: list[int], started: list[int],
-            completion: list[float], ready: list[float], done: list[int],
-            holds: Sequence[tuple[float, int]], capacity: int, used: int, t: float,
-            need: int, release: float) -> tuple[float, int]:
+def _shadow(plans: Sequence[Plan], lengths: Sequence[float], running: list[int],
+            started: list[int], completion: list[float], ready: list[float],
+            done: list[int], holds: Sequence[tuple[float, int]], capacity: int,
+            used: int, t: float, need: int, release: float) -> tuple[float, int]:
     """The head's reservation: the first time ``>= release`` at which
     ``need`` nodes are free (running jobs ending as if their I/O never
     waited, holds at their ends), and the nodes left over then."""
     ends = [(completion[j] if math.isfinite(completion[j]) else
              _estimated_end(plans[j], ready[j], done[j]), plans[j].nodes)
             for j in running if completion[j] > t]
-    ends += [(t + _length(plans[j]), plans[j].nodes) for j in started]
+    ends += [(t + lengths[j], plans[j].nodes) for j in started]
     ends += [(e, q) for e, q in holds if e > t]
     free = capacity - used
     for end, q in sorted(ends):
