@@ -216,6 +216,34 @@ def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
         assert full.value < none.value
 
 
+def test_the_objectives_own_lists_run_first(monkeypatch) -> None:
+    """With time for one list policy only (a thousand jobs queued), the
+    mean flow time's runs SPT strictly, its first list in its first mode
+    (``FIRST_LISTS``, ``FIRST_MODES``), not the lists before it."""
+    from opt_sched.exact.hpc_io.earliest import MODES
+    from opt_sched.experiments import window_schedules
+
+    assert sorted(window_schedules.FIRST_MODES) == sorted(MODES)
+    instance = seeded_instance(1, 12)
+    window = extract_window(instance, replay(instance, "easy"), 3, 9)
+    calls = []
+    real = window_schedules.simulate
+
+    def recording(plans, capacity, reservations, order, io_order=None, **options):
+        calls.append((list(order), io_order is None, options.get("mode", "strict")))
+        return real(plans, capacity, reservations, order, io_order, **options)
+
+    monkeypatch.setattr(window_schedules, "simulate", recording)
+    best_heuristic(window, "mean-flow-time", search_seconds=0.0, list_seconds=0.0,
+                   orders={"given": list(range(len(window.instance.jobs)))[::-1]})
+    jobs = window.instance.jobs
+    lengths = [job.length(window.instance.bandwidth_of(job)) for job in jobs]
+    spt = sorted(range(len(jobs)), key=lambda i: (lengths[i], jobs[i].release, i))
+    assert not calls[0][1]  # the left shift, its I/O order given
+    assert calls[1] == (spt, True, window_schedules.FIRST_MODES[0])
+    assert len(calls) == 2
+
+
 def test_online_value_above_the_bound_on_kth_windows() -> None:
     """The online value >= the bound >= ... on windows of the KTH-SP2 head
     (real jobs, the darshan-cori I/O), in both modes."""
