@@ -82,8 +82,8 @@ takes seconds and only the first few lists run in the time. Measured there
 (mean flow time, three windows): ``small-area`` strict or ``spt`` EASY is
 the best list schedule on each, and with them first the window's best
 schedule at 15 s is 26-42 % lower than with the earlier order, which spent
-its time on the rigid relaxation's order in its four modes. An objective without an entry keeps the order of
-:func:`best_heuristic`."""
+its time on the rigid relaxation's order in its four modes. An objective
+without an entry keeps the order of :func:`best_heuristic`."""
 
 FIRST_MODES = ("strict", "easy", "easy-ahead", "greedy")
 """The modes of :data:`FIRST_LISTS`, in the order they are tried: on those
