@@ -11,23 +11,38 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
   the objective, :mod:`opt_sched.exact.hpc_io.rigid`), as list policies;
 - list policies: the jobs by a priority (FCFS ``r_i``; SPT ``T_i``; smallest
   area ``Q_i T_i``; LPT ``-T_i``; widest first ``-Q_i``; stretch deadlines
-  ``r_i + k T_i`` for ``k`` in :data:`DEADLINE_FACTORS`), each strict (no
-  job passes an earlier one), greedy (any job that fits starts), EASY
-  (backfilling with the true lengths) and clairvoyant EASY (the head may
-  be a job not released yet), the I/O served first come;
-- the six best of those (:data:`SECOND_ROUND_SIZE`; each distinct order
-  and mode simulated once) again with the ``short-wait`` I/O rule (the
+  ``r_i + k T_i`` for ``k`` in :data:`DEADLINE_FACTORS`; for the max flow
+  stretch, ``deadline-bound``: ``r_i + x T_i`` with ``x`` the window's
+  combinatorial bound, the order a schedule of max stretch ``x`` would meet
+  its deadlines in), each strict (no job passes an earlier one), greedy
+  (any job that fits starts), EASY (backfilling with the true lengths) and
+  clairvoyant EASY (the head may be a job not released yet), the I/O
+  served first come;
+- each of those again, best first while the time lasts (each distinct
+  order and mode simulated once), with the ``short-wait`` I/O rule (the
   shortest ready operation first, the node left idle for a short operation
   about to be ready) and with the ``reserve`` rule (I/O backfilling: the
   operation of the best-ranked job first, another only if it ends before
   every better-ranked job's next operation is ready), both in
-  :func:`opt_sched.exact.hpc_io.earliest.simulate`;
-- a local search from the best of those, in its mode: for half the time,
-  move a job drawn with odds its delay over its completion alone
-  (``C_i - ect_i``, :mod:`opt_sched.bounds_flow`) to a random earlier rank
-  (a seeded draw; how far it gets depends on the time); then swap two
-  neighbours in the priority order; a move is kept if the objective drops,
-  until a pass finds nothing or the time is up.
+  :func:`opt_sched.exact.hpc_io.earliest.simulate`. All of them, not the
+  first-come best few: the first come ranking is a poor guide to the
+  others. On KTH-SP2 window 11968:40 (conservative, mean flow time) the
+  first-come best (9,252 s) gives 7,925 s under ``reserve``, the second
+  (9,299 s) 6,698 s; with the six first-come best only (the earlier rule),
+  16 conservative windows of open max flow stretch lost their best list
+  schedule on two (6572:40: 3.482 against 3.128, the bound; 17648:40: 3.885
+  against 2.369). A 40-job window spends 2-4 s more on it (about 100 more
+  simulations);
+- a local search from the best of those, in its mode
+  (:func:`_local_search`): for half the time, move a job to a random
+  earlier rank (a seeded draw; how far it gets depends on the time), the
+  job drawn with odds its delay over its completion alone (``C_i -
+  ect_i``, :mod:`opt_sched.bounds_flow`), for the max flow stretch one of
+  the three of largest stretch (:data:`STRETCH_MOVE_WEIGHTS`); then swap
+  two neighbours in the priority order; a trial is kept if its
+  :func:`search_key` drops (the objective, and for the max flow stretch
+  the other stretches after it), until a pass finds nothing or the time
+  is up.
 
 The list policies stop once the schedule side's time is spent, the one
 running then too (the left shift and one list policy always run, to their
@@ -45,7 +60,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..bounds_flow import _jobs
+from ..bounds_flow import _jobs, max_flow_stretch_bounds
 from ..exact.hpc_io.earliest import (
     MODES,
     Plan,
@@ -58,22 +73,17 @@ from ..exact.hpc_io.earliest import (
 from ..schedule import Schedule
 from .window_instance import Window
 
-__all__ = ["DEADLINE_FACTORS", "FIRST_LISTS", "FIRST_MODES", "SECOND_IO_RULES",
-           "Candidate", "best_heuristic", "timing_value"]
+__all__ = ["DEADLINE_FACTORS", "FIRST_LISTS", "FIRST_MODES", "LOCAL_SEARCH_STARTS",
+           "SECOND_IO_RULES", "STRETCH_MOVE_WEIGHTS", "Candidate", "best_heuristic",
+           "search_key", "timing_value"]
 
 SECOND_IO_RULES = ("short-wait", "reserve")
 """The I/O rules (:data:`~opt_sched.exact.hpc_io.earliest.IO_RULES`) the
 best list policies are run again with."""
 
-SECOND_ROUND_SIZE = 6
-"""How many of the best list policies (I/O first come) are run again with
-each of :data:`SECOND_IO_RULES`. The first come ranking is a poor guide to
-the others: on KTH-SP2 window 11968:40 (conservative, mean flow time) the
-first-come best (9,252 s) gives 7,925 s under ``reserve``, the second
-(9,299 s) 6,698 s."""
-
 FIRST_LISTS: dict[str, tuple[str, ...]] = {
     "mean-flow-time": ("spt", "small-area"),
+    "max-flow-stretch": ("deadline-bound",),
 }
 """Per objective, the priority lists (names of :func:`_priorities`) tried
 before the others, every mode of the first before the next mode of any:
@@ -117,8 +127,128 @@ def timing_value(plans: Sequence[Plan], lengths: Sequence[float], timing: Timing
     return max([1.0] + [f / t for f, t in zip(flows, lengths) if t > 0])
 
 
-def _priorities(window: Window, lengths: Sequence[float]
+def search_key(plans: Sequence[Plan], lengths: Sequence[float], timing: Timing,
+               objective: str) -> tuple[float, ...]:
+    """What the local search minimises, compared lexicographically: the
+    objective, and for the max flow stretch every job's stretch after it,
+    largest first (leximax). The max alone is flat under most moves (a move
+    that shortens the second largest stretch leaves it), so the search
+    would stop on the first plateau; with the whole vector it keeps a move
+    that lowers the largest stretch not yet at its floor."""
+    value = timing_value(plans, lengths, timing, objective)
+    if objective != "max-flow-stretch":
+        return (value,)
+    return (value, *sorted(_stretches(plans, lengths, timing), reverse=True))
+
+
+def _stretches(plans: Sequence[Plan], lengths: Sequence[float],
+               timing: Timing) -> list[float]:
+    """Each job's flow stretch ``(C_i - r_i) / T_i`` (1 for a job of length 0)."""
+    return [(c - p.release) / t if t > 0 else 1.0
+            for c, p, t in zip(timing.completion, plans, lengths)]
+
+
+def _better(key: tuple[float, ...], than: tuple[float, ...]) -> bool:
+    """``key < than`` lexicographically, entries within a relative ``1e-9``
+    counted equal (a float's noise never makes a move)."""
+    for x, y in zip(key, than):
+        tolerance = 1e-9 * max(1.0, abs(y))
+        if x < y - tolerance:
+            return True
+        if x > y + tolerance:
+            return False
+    return False
+
+
+LOCAL_SEARCH_STARTS: dict[str, int] = {"max-flow-stretch": 3}
+"""Per objective, from how many of the best list schedules (distinct) the
+local search starts, its time split evenly (1 for an objective without an
+entry). The max flow stretch's local optima differ by start: on KTH-SP2
+window 9696:40 (conservative) the search from the rigid relaxation's order
+(the best list) stops at 9.308, from SPT strict at 9.0915, the bound
+9.0914."""
+
+STRETCH_MOVE_WEIGHTS = (8, 1, 1)
+"""Max flow stretch: the odds that the local search moves the job of the
+largest, second and third largest stretch (the others are never drawn)."""
+
+
+def _move_weights(objective: str, plans: Sequence[Plan], lengths: Sequence[float],
+                  timing: Timing, alone: Sequence[float]) -> list[float]:
+    """The odds of each job to be moved to an earlier rank: for the max flow
+    stretch :data:`STRETCH_MOVE_WEIGHTS` on the jobs of the largest
+    stretches (the objective is theirs); otherwise the job's delay over its
+    completion alone, ``C_i - ect_i``."""
+    if objective == "max-flow-stretch":
+        stretch = _stretches(plans, lengths, timing)
+        top = sorted(range(len(stretch)), key=lambda i: -stretch[i])
+        weights = [0.0] * len(stretch)
+        for i, w in zip(top, STRETCH_MOVE_WEIGHTS):
+            weights[i] = float(w)
+        return weights
+    return [max(0.0, c - e) + 1e-9 for c, e in zip(timing.completion, alone)]
+
+
+def _local_search(simulate_order: Callable[[list[int], float], Timing | None],
+                  order: list[int], timing: Timing, objective: str,
+                  plans: Sequence[Plan], lengths: Sequence[float],
+                  alone: Sequence[float], seconds: float
+                  ) -> tuple[list[int], Timing, int, int]:
+    """The local search of :func:`best_heuristic` from ``order`` (simulated
+    as ``timing``), for ``seconds``: half the time moves (a job drawn with
+    :func:`_move_weights` to a random earlier rank, a seeded draw), then
+    neighbour swaps until a pass finds nothing; a trial is kept if its
+    :func:`search_key` is smaller. ``simulate_order(order, deadline)`` is
+    ``None`` for a trial stopped at ``deadline``. Returns the order, its
+    timing and the counts of moves and swaps kept."""
+    n = len(order)
+    stop = time.perf_counter() + seconds
+    halfway = time.perf_counter() + seconds / 2
+    key = search_key(plans, lengths, timing, objective)
+    rng = random.Random(0)
+    moves = swaps = 0
+
+    def keep(trial: list[int]) -> bool:
+        nonlocal order, timing, key
+        trial_timing = simulate_order(trial, stop)
+        if trial_timing is None:
+            return False
+        trial_key = search_key(plans, lengths, trial_timing, objective)
+        if not _better(trial_key, key):
+            return False
+        order, timing, key = trial, trial_timing, trial_key
+        return True
+
+    while time.perf_counter() < halfway:
+        weights = _move_weights(objective, plans, lengths, timing, alone)
+        i = rng.choices(range(n), weights=weights)[0]
+        k = order.index(i)
+        if k == 0:
+            continue
+        trial = list(order)
+        trial.insert(rng.randrange(k), trial.pop(k))
+        moves += keep(trial)
+    improved = True
+    while improved and time.perf_counter() < stop:
+        improved = False
+        for k in range(n - 1):
+            if time.perf_counter() >= stop:
+                break
+            trial = list(order)
+            trial[k], trial[k + 1] = trial[k + 1], trial[k]
+            if keep(trial):
+                improved = True
+                swaps += 1
+    return order, timing, moves, swaps
+
+
+def _priorities(window: Window, lengths: Sequence[float],
+                stretch_bound: float | None = None
                 ) -> dict[str, Callable[[int], tuple]]:
+    """The list policies' priorities by name (module doc); with
+    ``stretch_bound`` (a lower bound ``x`` of the max flow stretch) also
+    ``deadline-bound``, the jobs by the deadline ``r_i + x T_i`` they meet
+    in a schedule of max stretch ``x``."""
     jobs = window.instance.jobs
     out: dict[str, Callable[[int], tuple]] = {
         "fcfs": lambda i: (jobs[i].release, i),
@@ -129,7 +259,20 @@ def _priorities(window: Window, lengths: Sequence[float]
     }
     for k in DEADLINE_FACTORS:
         out[f"deadline-{k}"] = lambda i, k=k: (jobs[i].release + k * lengths[i], i)
+    if stretch_bound is not None:
+        x = stretch_bound
+        out["deadline-bound"] = lambda i: (jobs[i].release + x * lengths[i], i)
     return out
+
+
+def _stretch_bound(window: Window, until: float) -> float:
+    """The best combinatorial lower bound of the window's max flow stretch
+    (:func:`opt_sched.bounds_flow.max_flow_stretch_bounds`: ``alone``, then
+    ``deadline-bisection`` unless ``time.perf_counter()`` passes ``until``;
+    0.3-0.4 s on FCFS windows of 1,000-2,000 jobs, 0.01 s on 40)."""
+    bounds = max_flow_stretch_bounds(window.instance, reservations=window.reservations,
+                                     expired=lambda: time.perf_counter() > until)
+    return max(bounds.values())
 
 
 def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.0,
@@ -166,15 +309,18 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
            for job in instance.jobs]
     order, io_order = orders_of(starts, ops)
     value, timing = run(order, io_order)
-    best = ("online-left-shift", value, timing, order, "strict", "fifo")
+    # every schedule simulated: (name, value, timing, order, mode, I/O rule)
+    pool = [("online-left-shift", value, timing, order, "strict", "fifo")]
     lists_end = began + list_seconds  # a simulation still running then stops
     tried = []
     ranked_lists = {name: list(given) for name, given in (orders or {}).items()}
     for name, ranked in ranked_lists.items():
         if sorted(ranked) != list(range(n)):
             raise ValueError(f"orders[{name!r}] is not an order of the {n} jobs")
-    ranked_lists.update({name: sorted(range(n), key=key)
-                         for name, key in _priorities(window, lengths).items()})
+    stretch_bound = (_stretch_bound(window, lists_end)
+                     if objective == "max-flow-stretch" else None)
+    ranked_lists.update({name: sorted(range(n), key=key) for name, key
+                         in _priorities(window, lengths, stretch_bound).items()})
     first = [name for name in FIRST_LISTS.get(objective, ()) if name in ranked_lists]
     attempts = [(name, mode) for mode in FIRST_MODES for name in first]
     attempts += [(name, mode) for name in ranked_lists if name not in first
@@ -193,53 +339,32 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
         value, timing = run(ranked, None, mode,
                             deadline=lists_end if listed else math.inf)
         tried.append((value, f"{name}-{mode}", ranked, mode))
-        if value < best[1]:
-            best = (f"{name}-{mode}", value, timing, ranked, mode, "fifo")
-    ranked_first = sorted(tried, key=lambda x: x[0])[:SECOND_ROUND_SIZE]
-    for _, label, ranked, mode in ranked_first:
-        for rule in SECOND_IO_RULES:
-            if time.perf_counter() - began >= list_seconds:
-                break
-            value, timing = run(ranked, None, mode, rule, lists_end)
-            if value < best[1]:
-                best = (f"{label}-{rule}", value, timing, ranked, mode, rule)
-    name, value, timing, order, mode, io_rule = best
-    stop = time.perf_counter() + search_seconds
-    # moves: a job that waited, weighted by its wait, to an earlier rank
-    rng = random.Random(0)
-    alone = [job.ect for job in _jobs(instance, res)]
-    moves = 0
-    halfway = time.perf_counter() + search_seconds / 2
-    while timing is not None and n > 1 and time.perf_counter() < halfway:
-        waits = [max(0.0, c - e) + 1e-9 for c, e in zip(timing.completion, alone)]
-        i = rng.choices(range(n), weights=waits)[0]
-        k = order.index(i)
-        if k == 0:
-            continue
-        trial = list(order)
-        trial.insert(rng.randrange(k), trial.pop(k))
-        trial_value, trial_timing = run(trial, None, mode, io_rule, stop)
-        if trial_value < value - 1e-9 * max(1.0, abs(value)):
-            order, value, timing = trial, trial_value, trial_timing
-            moves += 1
-    if moves:
-        name += f"+{moves}-moves"
-    improved = True
-    swaps = 0
-    while improved and time.perf_counter() < stop:
-        improved = False
-        for k in range(n - 1):
-            if time.perf_counter() >= stop:
-                break
-            trial = list(order)
-            trial[k], trial[k + 1] = trial[k + 1], trial[k]
-            trial_value, trial_timing = run(trial, None, mode, io_rule, stop)
-            if trial_value < value - 1e-9 * max(1.0, abs(value)):
-                order, value, timing = trial, trial_value, trial_timing
-                improved = True
-                swaps += 1
-    if swaps:
-        name += f"+{swaps}-swaps"
-    if timing is None:  # pragma: no cover - the left shift never deadlocks
+        pool.append((f"{name}-{mode}", value, timing, ranked, mode, "fifo"))
+    # every list again under the other I/O rules, best first (module doc)
+    second = [(label, ranked, mode, rule)
+              for _, label, ranked, mode in sorted(tried, key=lambda x: x[0])
+              for rule in SECOND_IO_RULES]
+    for label, ranked, mode, rule in second:
+        if time.perf_counter() - began >= list_seconds:
+            break
+        value, timing = run(ranked, None, mode, rule, lists_end)
+        pool.append((f"{label}-{rule}", value, timing, ranked, mode, rule))
+    finished = [c for c in pool if c[2] is not None]
+    if not finished:  # pragma: no cover - the left shift never deadlocks
         raise RuntimeError("no heuristic schedule of the window")
+    finished.sort(key=lambda c: search_key(plans, lengths, c[2], objective))
+    starts = finished[:LOCAL_SEARCH_STARTS.get(objective, 1)] if n > 1 else []
+    alone = [job.ect for job in _jobs(instance, res)]
+    results = [] if starts else [finished[0][:3]]
+    for name, _, timing, order, mode, io_rule in starts:
+        order, timing, moves, swaps = _local_search(
+            lambda trial, stop, mode=mode, io_rule=io_rule:
+                run(trial, None, mode, io_rule, stop)[1],
+            list(order), timing, objective, plans, lengths, alone,
+            search_seconds / len(starts))
+        name += f"+{moves}-moves" if moves else ""
+        name += f"+{swaps}-swaps" if swaps else ""
+        results.append((name, timing_value(plans, lengths, timing, objective), timing))
+    name, value, timing = min(results, key=lambda c: search_key(plans, lengths, c[2],
+                                                                  objective))
     return Candidate(name, value, to_schedule(instance, timing, f"window/{name}"))
