@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -140,6 +140,39 @@ def edf_feasible_on(profile: RateProfile, releases: np.ndarray, work: np.ndarray
     return late <= _REL_TOL * scale, late
 
 
+def _preemptive_pieces(releases: list[float], work: list[float], *,
+                       by_remaining: bool) -> Iterator[tuple[int, float, float]]:
+    """The pieces ``(task, a, b)`` of a preemptive one-machine schedule in
+    work time (rate 1), in time order: ``releases`` sorted, the machine
+    never idle while a task waits, arrivals preempting. The priority is the
+    least remaining work (``by_remaining``: SRPT) or the least whole work
+    (smallest work first); ties by position. A task's last piece ends at its
+    completion."""
+    n = len(releases)
+    remaining = list(work)
+    heap: list[tuple[float, int]] = []
+    time, nxt = releases[0], 0
+    while nxt < n or heap:
+        if not heap and time < releases[nxt]:
+            time = releases[nxt]
+        while nxt < n and releases[nxt] <= time:
+            heapq.heappush(heap, (work[nxt], nxt))
+            nxt += 1
+        _, k = heap[0]
+        arrival = releases[nxt] if nxt < n else math.inf
+        finish = time + remaining[k]
+        if finish <= arrival:
+            heapq.heappop(heap)
+            yield k, time, finish
+            time = finish
+        else:  # preempted by the arrival, if it has a higher priority
+            yield k, time, arrival
+            remaining[k] -= arrival - time
+            if by_remaining:
+                heapq.heapreplace(heap, (remaining[k], k))
+            time = arrival
+
+
 def srpt_completions(profile: RateProfile, releases: np.ndarray,
                      work: np.ndarray) -> np.ndarray:
     """Completion times of preemptive SRPT on one machine of rate
@@ -154,27 +187,10 @@ def srpt_completions(profile: RateProfile, releases: np.ndarray,
         return np.zeros(0)
     r = profile.work(releases)
     order = np.argsort(r, kind="stable")
-    rel = r[order].tolist()
-    size = work[order].tolist()
     done = [0.0] * n
-    heap: list[tuple[float, int]] = []
-    time = rel[0]
-    nxt = 0
-    while nxt < n or heap:
-        if not heap and time < rel[nxt]:
-            time = rel[nxt]
-        while nxt < n and rel[nxt] <= time:
-            heapq.heappush(heap, (size[nxt], nxt))
-            nxt += 1
-        remaining, k = heap[0]
-        arrival = rel[nxt] if nxt < n else math.inf
-        if time + remaining <= arrival:
-            heapq.heappop(heap)
-            time += remaining
-            done[k] = time
-        else:
-            heapq.heapreplace(heap, (remaining - (arrival - time), k))
-            time = arrival
+    for k, _, end in _preemptive_pieces(r[order].tolist(), work[order].tolist(),
+                                        by_remaining=True):
+        done[k] = end  # the last piece's end
     out = np.empty(n)
     out[order] = profile.time_of(np.asarray(done))
     # a task of zero work released where the rate is 0 completes at its
@@ -186,41 +202,23 @@ def mean_busy_times(profile: RateProfile, releases: np.ndarray,
                     work: np.ndarray) -> np.ndarray:
     """The mean busy times ``M_i`` (seconds) of preemptive *smallest work
     first* on one machine of rate ``profile`` (the priority is the whole
-    work ``p_i``, not what remains; ties by index; arrivals preempt).
+    work ``p_i``, not what remains; ties by release, then index; arrivals
+    preempt).
 
     Their sum is the least ``sum_i M_i`` over every fluid schedule of the
     tasks on that machine (module docstring). A task of zero work is busy
     at its release (``M_i = r_i``).
     """
-    n = work.size
     out = np.asarray(releases, dtype=float).copy()
     positive = np.flatnonzero(work > 0)
     if not positive.size:
         return out
     r = profile.work(releases[positive])
-    order = positive[np.argsort(r, kind="stable")]
-    rel = np.sort(r).tolist()
-    integral = [0.0] * n
-    heap: list[tuple[float, int]] = []   # (work, task): the priority
-    remaining = work.astype(float).tolist()
-    time, nxt = rel[0], 0
-    while nxt < len(order) or heap:
-        if not heap and time < rel[nxt]:
-            time = rel[nxt]
-        while nxt < len(order) and rel[nxt] <= time:
-            task = int(order[nxt])
-            heapq.heappush(heap, (remaining[task], task))
-            nxt += 1
-        _, task = heap[0]
-        arrival = rel[nxt] if nxt < len(order) else math.inf
-        finish = time + remaining[task]
-        if finish <= arrival:
-            integral[task] += profile.time_integral(time, finish)
-            heapq.heappop(heap)
-            time = finish
-        else:  # preempted by the arrival, if it has less work
-            integral[task] += profile.time_integral(time, arrival)
-            remaining[task] -= arrival - time
-            time = arrival
-    out[positive] = np.array(integral)[positive] / work[positive]
+    by_release = np.argsort(r, kind="stable")
+    order = positive[by_release]
+    integral = [0.0] * len(order)
+    for k, a, b in _preemptive_pieces(r[by_release].tolist(), work[order].tolist(),
+                                      by_remaining=False):
+        integral[k] += profile.time_integral(a, b)
+    out[order] = np.array(integral) / work[order]
     return out
