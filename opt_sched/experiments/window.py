@@ -331,9 +331,10 @@ def best_schedule(window: Window, objective: str, *, time_limit: float = 15.0,
             time_limit=min(LP_ORDER_SECONDS, LP_ORDER_SHARE * time_limit)))
     most, share = LOCAL_SEARCH_TIME.get(objective, (2.0, 0.1))
     local = min(most, share * time_limit)
+    # the lists stop in time for the local search to end with the side
     heuristic = best_heuristic(
         window, objective, search_seconds=local,
-        list_seconds=max(0.0, time_limit - (time.perf_counter() - started)),
+        list_seconds=max(0.0, time_limit - local - (time.perf_counter() - started)),
         orders=orders or None)
     window.validate(heuristic.schedule)
     heuristic_value = objective_value(instance, heuristic.schedule, objective)

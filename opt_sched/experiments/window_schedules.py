@@ -33,8 +33,10 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
   schedule on two (6572:40: 3.482 against 3.128, the bound; 17648:40: 3.885
   against 2.369). A 40-job window spends 2-4 s more on it (about 100 more
   simulations);
-- a local search from the best of those, in its mode
-  (:func:`_local_search`): for half the time, move a job to a random
+- a local search from the best of those, in its mode and I/O rule (for
+  the max flow stretch from each of the :data:`LOCAL_SEARCH_STARTS` best,
+  the time split evenly; :func:`_local_search`): for half the time, move a
+  job to a random
   earlier rank (a seeded draw; how far it gets depends on the time), the
   job drawn with odds its delay over its completion alone (``C_i -
   ect_i``, :mod:`opt_sched.bounds_flow`), for the max flow stretch one of
@@ -161,12 +163,12 @@ def _better(key: tuple[float, ...], than: tuple[float, ...]) -> bool:
 
 
 LOCAL_SEARCH_STARTS: dict[str, int] = {"max-flow-stretch": 3}
-"""Per objective, from how many of the best list schedules (distinct) the
-local search starts, its time split evenly (1 for an objective without an
-entry). The max flow stretch's local optima differ by start: on KTH-SP2
-window 9696:40 (conservative) the search from the rigid relaxation's order
-(the best list) stops at 9.308, from SPT strict at 9.0915, the bound
-9.0914."""
+"""Per objective, from how many of the best list schedules (each with its
+order, mode and I/O rule) the local search starts, its time split evenly
+(1 for an objective without an entry). The max flow stretch's local
+optima differ by start: on KTH-SP2 window 9696:40 (conservative) the
+search from the rigid relaxation's order (the best list there) stopped at
+9.308, from SPT strict under ``short-wait`` at 9.0915, the bound 9.0914."""
 
 STRETCH_MOVE_WEIGHTS = (8, 1, 1)
 """Max flow stretch: the odds that the local search moves the job of the
