@@ -221,6 +221,20 @@ def test_choose_grid_finds_exact_grid() -> None:
     assert TimeGrid(0.5, True).up(1.2) == 3
 
 
+def test_time_grid_rounds_the_safe_way_on_long_horizons() -> None:
+    """Half a tick off a whole count is never counted as that count, however
+    many ticks (a relative tolerance alone reaches 10 ticks at 10^10, and a
+    rounded-down time counted as the next tick breaks a relaxation); float
+    noise still is."""
+    grid = TimeGrid(1.0, False)
+    for ticks in (10**6, 10**8, 10**10, 10**12):
+        assert grid.down(ticks - 0.5) == ticks - 1
+        assert grid.up(ticks + 0.5) == ticks + 1
+        assert grid.down(ticks - 5e-9 * ticks) <= ticks - 5e-9 * ticks
+    fine = TimeGrid(7e-10, False)
+    assert fine.down(7.0) == 10**10 and fine.up(7.0) == 10**10
+
+
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), "x"])
 def test_resolution_must_be_positive(bad: object) -> None:
     with pytest.raises(OptionError, match="resolution"):

@@ -56,6 +56,7 @@ for one objective.
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 import time
@@ -176,33 +177,41 @@ largest, second and third largest stretch (the others are never drawn)."""
 
 
 def _move_weights(objective: str, plans: Sequence[Plan], lengths: Sequence[float],
-                  timing: Timing, alone: Sequence[float]) -> list[float]:
-    """The odds of each job to be moved to an earlier rank: for the max flow
-    stretch :data:`STRETCH_MOVE_WEIGHTS` on the jobs of the largest
-    stretches (the objective is theirs); otherwise the job's delay over its
-    completion alone, ``C_i - ect_i``."""
+                  alone: Callable[[], Sequence[float]]
+                  ) -> Callable[[Timing], list[float]]:
+    """The odds of each job, in a schedule's timing, to be moved to an
+    earlier rank: for the max flow stretch :data:`STRETCH_MOVE_WEIGHTS` on
+    the jobs of the largest stretches (the objective is theirs); otherwise
+    the job's delay over its completion alone, ``C_i - ect_i`` (``alone()``
+    gives the ``ect_i``, computed only for those objectives)."""
     if objective == "max-flow-stretch":
-        stretch = _stretches(plans, lengths, timing)
-        top = sorted(range(len(stretch)), key=lambda i: -stretch[i])
-        weights = [0.0] * len(stretch)
-        for i, w in zip(top, STRETCH_MOVE_WEIGHTS):
-            weights[i] = float(w)
-        return weights
-    return [max(0.0, c - e) + 1e-9 for c, e in zip(timing.completion, alone)]
+        def by_stretch(timing: Timing) -> list[float]:
+            stretch = _stretches(plans, lengths, timing)
+            top = heapq.nlargest(len(STRETCH_MOVE_WEIGHTS), range(len(stretch)),
+                                 key=stretch.__getitem__)
+            weights = [0.0] * len(stretch)
+            for i, w in zip(top, STRETCH_MOVE_WEIGHTS):
+                weights[i] = float(w)
+            return weights
+        return by_stretch
+    ect = alone()
+    return lambda timing: [max(0.0, c - e) + 1e-9
+                           for c, e in zip(timing.completion, ect)]
 
 
 def _local_search(simulate_order: Callable[[list[int], float], Timing | None],
                   order: list[int], timing: Timing, objective: str,
                   plans: Sequence[Plan], lengths: Sequence[float],
-                  alone: Sequence[float], seconds: float
-                  ) -> tuple[list[int], Timing, int, int]:
+                  weights: Callable[[Timing], list[float]], seconds: float
+                  ) -> tuple[list[int], Timing, tuple[float, ...], int, int]:
     """The local search of :func:`best_heuristic` from ``order`` (simulated
     as ``timing``), for ``seconds``: half the time moves (a job drawn with
-    :func:`_move_weights` to a random earlier rank, a seeded draw), then
+    ``weights`` (:func:`_move_weights`) to a random earlier rank, a seeded
+    draw), then
     neighbour swaps until a pass finds nothing; a trial is kept if its
     :func:`search_key` is smaller. ``simulate_order(order, deadline)`` is
     ``None`` for a trial stopped at ``deadline``. Returns the order, its
-    timing and the counts of moves and swaps kept."""
+    timing, its key and the counts of moves and swaps kept."""
     n = len(order)
     stop = time.perf_counter() + seconds
     halfway = time.perf_counter() + seconds / 2
@@ -222,8 +231,7 @@ def _local_search(simulate_order: Callable[[list[int], float], Timing | None],
         return True
 
     while time.perf_counter() < halfway:
-        weights = _move_weights(objective, plans, lengths, timing, alone)
-        i = rng.choices(range(n), weights=weights)[0]
+        i = rng.choices(range(n), weights=weights(timing))[0]
         k = order.index(i)
         if k == 0:
             continue
@@ -241,7 +249,7 @@ def _local_search(simulate_order: Callable[[list[int], float], Timing | None],
             if keep(trial):
                 improved = True
                 swaps += 1
-    return order, timing, moves, swaps
+    return order, timing, key, moves, swaps
 
 
 def _priorities(window: Window, lengths: Sequence[float],
@@ -354,19 +362,22 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     finished = [c for c in pool if c[2] is not None]
     if not finished:  # pragma: no cover - the left shift never deadlocks
         raise RuntimeError("no heuristic schedule of the window")
-    finished.sort(key=lambda c: search_key(plans, lengths, c[2], objective))
-    starts = finished[:LOCAL_SEARCH_STARTS.get(objective, 1)] if n > 1 else []
-    alone = [job.ect for job in _jobs(instance, res)]
-    results = [] if starts else [finished[0][:3]]
-    for name, _, timing, order, mode, io_rule in starts:
-        order, timing, moves, swaps = _local_search(
+    keyed = sorted(((search_key(plans, lengths, c[2], objective), c) for c in finished),
+                   key=lambda kc: kc[0])
+    starts = keyed[:LOCAL_SEARCH_STARTS.get(objective, 1)] if n > 1 else []
+    weights = _move_weights(objective, plans, lengths,
+                            lambda: [job.ect for job in _jobs(instance, res)])
+    # (key, name, timing) of each searched schedule, or the best list one
+    results = [] if starts else [(keyed[0][0], keyed[0][1][0], keyed[0][1][2])]
+    for _, (name, _, timing, order, mode, io_rule) in starts:
+        order, timing, key, moves, swaps = _local_search(
             lambda trial, stop, mode=mode, io_rule=io_rule:
                 run(trial, None, mode, io_rule, stop)[1],
-            list(order), timing, objective, plans, lengths, alone,
+            list(order), timing, objective, plans, lengths, weights,
             search_seconds / len(starts))
         name += f"+{moves}-moves" if moves else ""
         name += f"+{swaps}-swaps" if swaps else ""
-        results.append((name, timing_value(plans, lengths, timing, objective), timing))
-    name, value, timing = min(results, key=lambda c: search_key(plans, lengths, c[2],
-                                                                  objective))
+        results.append((key, name, timing))
+    _, name, timing = min(results, key=lambda r: r[0])
+    value = timing_value(plans, lengths, timing, objective)
     return Candidate(name, value, to_schedule(instance, timing, f"window/{name}"))

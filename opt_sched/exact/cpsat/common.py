@@ -65,6 +65,13 @@ ticks (unless that would exceed :data:`MAX_TICKS`)."""
 _CLOSE = 1e-9
 """Relative tolerance for "this float is a whole number of ticks"."""
 
+_CLOSE_TICKS = 1e-6
+"""...capped at this many ticks: a relative tolerance alone grows with the
+count (10 ticks at ``x / tick = 10^10``), and a rounded-down time counted as
+the next whole tick would break a relaxation. Float noise in ``x / tick`` is
+a few ulps (``2e-6`` at ``10^10``); missing it only rounds the safe way (one
+tick up for :meth:`TimeGrid.up`, one down for :meth:`TimeGrid.down`)."""
+
 
 # -- time grid ---
 @dataclass(frozen=True)
@@ -86,10 +93,11 @@ class TimeGrid:
 
     def _ticks(self, x: float, rounding: Callable[[float], int]) -> int:
         """``rounding(x / tick)``, or the nearest whole number of ticks if
-        ``x / tick`` is within :data:`_CLOSE` (relative) of it."""
+        ``x / tick`` is within :data:`_CLOSE` (relative) of it and within
+        :data:`_CLOSE_TICKS` ticks."""
         ratio = x / self.tick
         near = round(ratio)
-        if abs(ratio - near) <= _CLOSE * max(1.0, abs(ratio)):
+        if abs(ratio - near) <= min(_CLOSE * max(1.0, abs(ratio)), _CLOSE_TICKS):
             return int(near)
         return rounding(ratio)
 

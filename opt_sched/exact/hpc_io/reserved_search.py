@@ -101,7 +101,7 @@ def reserved_search(instance: Instance, reservations: Reservations, objective: s
                                   seed=seed, warm=False, hints=True,
                                   lower_bounding=False)
     try:
-        tick = _choose_tick(instance, reservations, hint, None)
+        tick = _choose_tick(instance, reservations, hint, None, objective)
         data, settings, held, incumbent = floored_window(
             instance, reservations, hint, tick, settings, objective)
         model = ReservedGuide(data, objective, settings, held,
