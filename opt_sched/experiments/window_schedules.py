@@ -206,12 +206,12 @@ def _local_search(simulate_order: Callable[[list[int], float], Timing | None],
                   ) -> tuple[list[int], Timing, tuple[float, ...], int, int]:
     """The local search of :func:`best_heuristic` from ``order`` (simulated
     as ``timing``), for ``seconds``: half the time moves (a job drawn with
-    ``weights`` (:func:`_move_weights`) to a random earlier rank, a seeded
-    draw), then
-    neighbour swaps until a pass finds nothing; a trial is kept if its
-    :func:`search_key` is smaller. ``simulate_order(order, deadline)`` is
-    ``None`` for a trial stopped at ``deadline``. Returns the order, its
-    timing, its key and the counts of moves and swaps kept."""
+    the odds ``weights(timing)``, :func:`_move_weights`, to a random earlier
+    rank, a seeded draw), then neighbour swaps until a pass finds nothing; a
+    trial is kept if its :func:`search_key` is smaller.
+    ``simulate_order(order, deadline)`` is ``None`` for a trial stopped at
+    ``deadline``. Returns the order, its timing, its key and the counts of
+    moves and swaps kept."""
     n = len(order)
     stop = time.perf_counter() + seconds
     halfway = time.perf_counter() + seconds / 2

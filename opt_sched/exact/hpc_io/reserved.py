@@ -253,11 +253,11 @@ def _floored_times(instance: Instance, schedule: Schedule, data: ModelData) -> R
 
 
 def _choose_tick(instance: Instance, reservations: Reservations,
-                 schedule: Schedule, resolution: float | None, objective: str) -> float:
+                 schedule: Schedule, resolution: float | None,
+                 ticks: int = MAX_TICKS) -> float:
     """``resolution`` if given, else the horizon (the schedule's last
     completion, the reservations' last end, or the latest release plus
-    every job in series) over :data:`MAX_TICKS` (:data:`STRETCH_TICKS` for
-    the max flow stretch)."""
+    every job in series) over ``ticks``."""
     if resolution is not None:
         if not (isinstance(resolution, (int, float)) and math.isfinite(resolution)
                 and resolution > 0):
@@ -267,7 +267,6 @@ def _choose_tick(instance: Instance, reservations: Reservations,
     horizon = max(max(schedule.completions(instance).values()),
                   reservations.last_end,
                   max(job.release for job in instance.jobs) + serial)
-    ticks = STRETCH_TICKS if objective == "max-flow-stretch" else MAX_TICKS
     return max(horizon, 1e-300) / ticks
 
 
@@ -345,7 +344,8 @@ def reserved_bound(instance: Instance, reservations: Reservations, objective: st
                                   seed=seed, warm=False, **options)
     if deadline is None:
         deadline = Deadline(time_limit)
-    tick = _choose_tick(instance, reservations, schedule, resolution, objective)
+    tick = _choose_tick(instance, reservations, schedule, resolution,
+                        STRETCH_TICKS if objective == "max-flow-stretch" else MAX_TICKS)
     try:
         data, settings, held, incumbent = floored_window(
             instance, reservations, schedule, tick, settings, objective)
