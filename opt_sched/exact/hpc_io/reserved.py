@@ -68,9 +68,11 @@ STRETCH_TICKS = 10**10
 (the shortest job's length in ticks): on KTH-SP2 windows (conservative)
 1176:40 and 8560:40 the bound at 10^8 ticks was 1.851957 and 3.004530
 against schedules of 1.853732 and 3.005302 (0.1 % and 0.03 %, 12.6 and
-39.8 points of width at the online values 232 and 4,441); at 10^10 ticks,
-1.853714 (closed, in 4.5 s) and 3.005294. The scale of the stretch
-(:func:`_scale`) keeps ``rho L_i`` int64-safe."""
+39.8 points of width at the online values 232 and 4,441); at 10^10 ticks
+1.853714 and 3.005294 (the 101-window run of ``docs/window-brackets-kth-sp2.md``).
+The scale of the stretch (:func:`_scale`) keeps ``rho L_i`` int64-safe. Only
+the bound uses it: CP-SAT's schedule search
+(:mod:`~opt_sched.exact.hpc_io.reserved_search`) keeps :data:`MAX_TICKS`."""
 
 _PRODUCT_LIMIT = 10**17
 """Largest ``rho * L_i`` the flow-stretch constraints may reach (int64 safe)."""
