@@ -176,14 +176,12 @@ STRETCH_MOVE_WEIGHTS = (8, 1, 1)
 largest, second and third largest stretch (the others are never drawn)."""
 
 
-def _move_weights(objective: str, plans: Sequence[Plan], lengths: Sequence[float],
-                  alone: Callable[[], Sequence[float]]
-                  ) -> Callable[[Timing], list[float]]:
+def _move_weights(window: Window, objective: str, plans: Sequence[Plan],
+                  lengths: Sequence[float]) -> Callable[[Timing], list[float]]:
     """The odds of each job, in a schedule's timing, to be moved to an
     earlier rank: for the max flow stretch :data:`STRETCH_MOVE_WEIGHTS` on
     the jobs of the largest stretches (the objective is theirs); otherwise
-    the job's delay over its completion alone, ``C_i - ect_i`` (``alone()``
-    gives the ``ect_i``, computed only for those objectives)."""
+    the job's delay over its completion alone, ``C_i - ect_i``."""
     if objective == "max-flow-stretch":
         def by_stretch(timing: Timing) -> list[float]:
             stretch = _stretches(plans, lengths, timing)
@@ -194,7 +192,7 @@ def _move_weights(objective: str, plans: Sequence[Plan], lengths: Sequence[float
                 weights[i] = float(w)
             return weights
         return by_stretch
-    ect = alone()
+    ect = [job.ect for job in _jobs(window.instance, window.reservations)]
     return lambda timing: [max(0.0, c - e) + 1e-9
                            for c, e in zip(timing.completion, ect)]
 
@@ -365,10 +363,10 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     keyed = sorted(((search_key(plans, lengths, c[2], objective), c) for c in finished),
                    key=lambda kc: kc[0])
     starts = keyed[:LOCAL_SEARCH_STARTS.get(objective, 1)] if n > 1 else []
-    weights = _move_weights(objective, plans, lengths,
-                            lambda: [job.ect for job in _jobs(instance, res)])
+    weights = _move_weights(window, objective, plans, lengths)
     # (key, name, timing) of each searched schedule, or the best list one
-    results = [] if starts else [(keyed[0][0], keyed[0][1][0], keyed[0][1][2])]
+    best_key, (best_name, _, best_timing, *_) = keyed[0]
+    results = [] if starts else [(best_key, best_name, best_timing)]
     for _, (name, _, timing, order, mode, io_rule) in starts:
         order, timing, key, moves, swaps = _local_search(
             lambda trial, stop, mode=mode, io_rule=io_rule:
