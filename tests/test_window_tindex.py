@@ -2,8 +2,9 @@
 ``models/time-indexed-lp.md``): each job's completion alone from each
 start, the fact the bounds rest on (``C_i >= A_i(S_i)``) on real
 schedules; the mean-flow-time bound <= the brute-force optimum with the
-reservations (with the LP's multipliers and with any), a case worked by
-hand where the stretch is what it sees; the max-flow-stretch deadline
+reservations (with the LP's multipliers and with any), and as a MIP
+(HiGHS's dual bound), a case worked by hand where the stretch is what it
+sees; the max-flow-stretch deadline
 tests <= the brute-force optimum; the alpha-point orders give validated
 schedules."""
 
@@ -22,6 +23,7 @@ from opt_sched.bounds_window_tindex import (
     lagrangian_bound,
     start_orders,
     time_indexed_mean_flow_bound,
+    time_indexed_mip_bound,
     time_indexed_stretch_bound,
 )
 from opt_sched.exact.brute_force_hpc_io import brute_force_hpc_io
@@ -269,3 +271,42 @@ def test_stretch_bound_below_the_optimum_on_trace_windows(instance: Instance,
     if found:
         assert meets_bound(found["time-indexed-edf"], optimum), (found, optimum)
     event("refuted above 1" if found else "nothing refuted")
+
+
+@slow(40)
+@given(busy_windows(), st.sampled_from([4, 20, 100]))
+def test_mip_bound_below_the_optimum_where_the_io_stretches_jobs(case, cells) -> None:
+    """The programme as a MIP: HiGHS's dual bound <= the brute-force
+    optimum with the reservations, and >= the LP's bound on the same grid
+    less the margin (the MIP's minimum is at least the LP's; the LP's bound
+    is checked by its multipliers)."""
+    instance, reservations = case
+    if instance.num_jobs < 2:
+        return
+    optimum, _ = brute_force_hpc_io(instance, "mean-flow-time",
+                                    reservations=reservations)
+    found = time_indexed_mip_bound(instance, reservations=reservations,
+                                   time_limit=5.0, cells=cells)
+    bound = found["time-indexed-mip"]
+    assert meets_bound(bound, optimum), (bound, optimum)
+    lp = time_indexed_mean_flow_bound(instance, reservations=reservations,
+                                      time_limit=5.0, cells=cells)["time-indexed-lp"]
+    assert bound >= lp - 1e-5 * max(1.0, abs(lp)), (bound, lp)
+    event("above the LP" if bound > lp + 1e-6 else "the LP's")
+    event("optimum reached" if bound >= optimum - 1e-5 else "below the optimum")
+
+
+def test_mip_sees_what_the_lp_does_not_by_hand() -> None:
+    """``P = 2``, bandwidth 1, no I/O: three jobs of 2 nodes and length 1,
+    released at 0. Any schedule runs them one after the other: sum of
+    completions ``1 + 2 + 3 = 6`` (mean 2). The LP may run each job half
+    in two places at once and stays below; the MIP on a grid of whole
+    seconds reaches the optimum."""
+    jobs = tuple(Job(f"j{i}", 2, (1.0,), (0.0,)) for i in range(3))
+    instance = Instance("three", Platform.homogeneous(1, 2, 1.0), jobs)
+    optimum, _ = brute_force_hpc_io(instance, "mean-flow-time")
+    assert optimum == 2.0
+    bound = time_indexed_mip_bound(instance, horizon=4.0, cells=4,
+                                   time_limit=5.0)["time-indexed-mip"]
+    assert meets_bound(bound, optimum)
+    assert bound >= optimum * (1 - 2e-6)

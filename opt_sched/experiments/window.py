@@ -100,6 +100,27 @@ TINDEX_SECONDS = 5.0
 0.3-0.6 s on 40-job KTH-SP2 windows; the count rows, or the bisection of
 the deadline tests, take the rest (``models/time-indexed-lp.md``)."""
 
+MIP_SHARE = 0.33
+"""The share of the mean flow time's bound side (at most
+:data:`MIP_SECONDS`) for the start-indexed programme as a MIP
+(:func:`opt_sched.bounds_window_tindex.time_indexed_mip_bound`), taken
+from what CP-SAT's bound would get: on the 101 KTH-SP2 windows of the last
+release CP-SAT's mean-flow bound was the best on 14 (EASY), by at most
+1 %."""
+
+MIP_SECONDS = 10.0
+"""The most seconds of that MIP (100 cells take 2-4 s on 40-job KTH-SP2
+windows, 200 cells 5-15 s)."""
+
+LANES_SHARE = 0.1
+"""The share of the mean flow time's bound side (at most
+:data:`LANES_SECONDS`) for the two-lane programme
+(:func:`opt_sched.bounds_window_lanes.lanes_mean_flow_bound`)."""
+
+LANES_SECONDS = 3.0
+"""The most seconds of the two-lane programme: on KTH-SP2 window 11968:40
+its best group is the first one tried (0.5 s)."""
+
 LP_ORDER_SHARE = 0.1
 """The share of the schedule side's time (at most :data:`LP_ORDER_SECONDS`)
 for the start-indexed LP whose alpha-points are priority lists of the mean
@@ -161,6 +182,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         makespan_bounds_under,
         no_bound_note,
     )
+    from ..bounds_window_lanes import HOLDS_UNDER as LANES_HOLDS_UNDER
     from ..bounds_window_tindex import HOLDS_UNDER as TINDEX_HOLDS_UNDER
     from ..exact import solve
     from ..exact.hpc_io.rigid import HOLDS_UNDER as RIGID_HOLDS_UNDER
@@ -201,17 +223,31 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         # where the LPs' grids end: resolution only, any value is valid
         horizon = objective_value(instance, incumbent if incumbent is not None
                                   else window.schedule, "makespan")
+        tindex_started = time.perf_counter()
         if holds(TINDEX_HOLDS_UNDER, "time-indexed-lp", execution):
             # each job's length as the running jobs' I/O stretches it from
             # each start (models/time-indexed-lp.md); its share of the side's
             # whole time, not of what the other LPs leave
-            tindex_started = time.perf_counter()
             bounds.update(time_indexed_mean_flow_bound(
                 instance, reservations=reservations, horizon=horizon,
                 time_limit=min(TINDEX_SECONDS, TINDEX_SHARE * time_limit)))
-            tindex_seconds = time.perf_counter() - tindex_started
-        else:
-            tindex_seconds = 0.0
+        if holds(TINDEX_HOLDS_UNDER, "time-indexed-mip", execution):
+            # the same programme with x binary: HiGHS's dual bound
+            from ..bounds_window_tindex import time_indexed_mip_bound
+
+            bounds.update(time_indexed_mip_bound(
+                instance, reservations=reservations, horizon=horizon,
+                time_limit=min(MIP_SECONDS, MIP_SHARE * time_limit)))
+        if holds(LANES_HOLDS_UNDER, "lanes", execution):
+            # the I/O interference of a few jobs, exactly
+            # (models/mean-flow-lanes.md)
+            from ..bounds_window_lanes import lanes_mean_flow_bound
+
+            bounds.update(lanes_mean_flow_bound(
+                instance, reservations=reservations,
+                time_limit=min(LANES_SECONDS, LANES_SHARE * time_limit),
+                incumbent=incumbent))
+        tindex_seconds = time.perf_counter() - tindex_started
         if interval_lp_holds(execution):
             lp_started = time.perf_counter()
             bounds.update(interval_lp_mean_flow_bound(
