@@ -286,15 +286,17 @@ def _io_time(instance: Instance, i: int) -> float:
 
 
 def _rest_sum(instance: Instance, group: set[int],
-              reservations: Reservations | None) -> float:
+              reservations: Reservations | None, deadline: float) -> float:
     """``|W - G| LB(W - G)``: the best sum of flows of :func:`flow_bounds` on
-    the window without ``group``."""
+    the window without ``group`` (those it finds by ``deadline``; ``alone``
+    at least)."""
     rest = tuple(job for i, job in enumerate(instance.jobs) if i not in group)
     if not rest:
         return 0.0
-    sub = instance.replace(jobs=rest)
-    return len(rest) * max(flow_bounds(sub, "mean-flow-time",
-                                       reservations=reservations).values())
+    found = flow_bounds(instance.replace(jobs=rest), "mean-flow-time",
+                        reservations=reservations,
+                        expired=lambda: time.perf_counter() > deadline)
+    return len(rest) * max(found.values())
 
 
 def lanes_mean_flow_bound(instance: Instance, *,
@@ -334,6 +336,6 @@ def lanes_mean_flow_bound(instance: Instance, *,
         if found is None:
             break
         total = (found - sum(releases[i] for i in group)
-                 + _rest_sum(instance, group, reservations))
+                 + _rest_sum(instance, group, reservations, deadline))
         best = max(best, total / instance.num_jobs)
     return {} if best == -math.inf else {"lanes": best}
