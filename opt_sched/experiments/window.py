@@ -223,7 +223,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         # where the LPs' grids end: resolution only, any value is valid
         horizon = objective_value(instance, incumbent if incumbent is not None
                                   else window.schedule, "makespan")
-        tindex_started = time.perf_counter()
+        programmes_started = time.perf_counter()  # the start-indexed ones, lanes
         if holds(TINDEX_HOLDS_UNDER, "time-indexed-lp", execution):
             # each job's length as the running jobs' I/O stretches it from
             # each start (models/time-indexed-lp.md); its share of the side's
@@ -247,7 +247,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                 instance, reservations=reservations,
                 time_limit=min(LANES_SECONDS, LANES_SHARE * time_limit),
                 incumbent=incumbent))
-        tindex_seconds = time.perf_counter() - tindex_started
+        programmes_seconds = time.perf_counter() - programmes_started
         if interval_lp_holds(execution):
             lp_started = time.perf_counter()
             bounds.update(interval_lp_mean_flow_bound(
@@ -271,7 +271,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                                    reservations=reservations),
                     time_limit=min(5.0, 0.15 * time_limit)))
             time_limit = time_limit - (time.perf_counter() - lp_started)
-        time_limit = max(0.1, time_limit - tindex_seconds)
+        time_limit = max(0.1, time_limit - programmes_seconds)
         if relaxation is not None and relaxation.objective == objective \
                 and relaxation.bound is not None \
                 and holds(RIGID_HOLDS_UNDER, "rigid-cumulative", execution):
