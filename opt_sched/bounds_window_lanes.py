@@ -78,6 +78,7 @@ import numpy as np
 from numba import njit
 
 from .bounds_flow import flow_bounds
+from .bounds_window_tindex import first_fit_kernel
 from .instance import Instance
 from .operations import job_operations
 from .reservations import Reservations
@@ -136,21 +137,6 @@ def _lane_arrays(jobs: Sequence[_LaneJob]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def _first_fit(ready, duration, busy_start, busy_end):
-    """``Reservations.io_first_fit``: the first ``s >= ready`` with ``[s, s +
-    duration)`` clear of the busy intervals (sorted, disjoint)."""
-    s = ready
-    k = np.searchsorted(busy_end, s, side="right")
-    while k < len(busy_start):
-        if s + duration <= busy_start[k]:
-            break
-        if busy_end[k] > s:
-            s = busy_end[k]
-        k += 1
-    return s
-
-
-@njit(cache=True)
 def _still(ops, jobs, a, base):
     """A lower bound of a lane's completions still to come, the lane at
     operation ``a`` from ``base``: its job's remaining work, the next jobs
@@ -169,7 +155,8 @@ def _still(ops, jobs, a, base):
 def _serve(ops, a, base, free, busy_start, busy_end):
     """Operation ``a`` served after ``free``: its end, the lane's next base,
     the completion it ends (0 if none)."""
-    start = _first_fit(max(base + ops[a, 0], free), ops[a, 1], busy_start, busy_end)
+    start = first_fit_kernel(max(base + ops[a, 0], free), ops[a, 1],
+                             busy_start, busy_end)
     end = start + ops[a, 1]
     if ops[a, 2] == 0.0:
         return end, end, 0.0

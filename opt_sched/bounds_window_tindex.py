@@ -83,9 +83,9 @@ from .operations import job_operations
 from .reservations import Reservations
 
 __all__ = ["ALPHAS", "CELLS", "HOLDS_UNDER", "MIP_CELLS", "MIP_MARGIN",
-           "alone_completions", "deadline_certificate", "lagrangian_bound",
-           "start_orders", "time_indexed_mean_flow_bound", "time_indexed_mip_bound",
-           "time_indexed_stretch_bound"]
+           "alone_completions", "deadline_certificate", "first_fit_kernel",
+           "lagrangian_bound", "start_orders", "time_indexed_mean_flow_bound",
+           "time_indexed_mip_bound", "time_indexed_stretch_bound"]
 
 HOLDS_UNDER: dict[str, frozenset[str]] = {
     name: frozenset({"exclusive"})
@@ -122,27 +122,34 @@ Counts = tuple[np.ndarray, np.ndarray, np.ndarray]
 multipliers."""
 
 
+@njit(cache=True, inline="always")
+def first_fit_kernel(ready, duration, busy_start, busy_end):
+    """``Reservations.io_first_fit`` compiled: the first ``s >= ready`` with
+    ``[s, s + duration)`` clear of the busy intervals (sorted, disjoint)."""
+    s = ready
+    if duration <= 0.0:
+        return s
+    k = np.searchsorted(busy_end, s, side="right")
+    while k < len(busy_start):
+        if s + duration <= busy_start[k]:
+            break
+        if busy_end[k] > s:
+            s = busy_end[k]
+        k += 1
+    return s
+
+
 @njit(cache=True)
 def _alone_kernel(starts, lags, durations, tail, busy_start, busy_end):
     """``A(S)`` for each ``S`` of ``starts`` (module doc): the phases in
     order, each I/O phase at the first fit between the busy intervals
     (sorted, disjoint)."""
     out = np.empty(len(starts))
-    m = len(busy_start)
     for j in range(len(starts)):
         now = starts[j]
         for q in range(len(lags)):
-            s = now + lags[q]
-            p = durations[q]
-            if p > 0.0:
-                k = np.searchsorted(busy_end, s, side="right")
-                while k < m:
-                    if s + p <= busy_start[k]:
-                        break
-                    if busy_end[k] > s:
-                        s = busy_end[k]
-                    k += 1
-            now = s + p
+            now = first_fit_kernel(now + lags[q], durations[q], busy_start,
+                                   busy_end) + durations[q]
         out[j] = now + tail
     return out
 
