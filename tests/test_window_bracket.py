@@ -451,3 +451,49 @@ def test_the_knapsack_bound_out_of_time_falls_back_to_alone() -> None:
     (full, _) = beside_knapsack_and_job(window.instance,
                                         reservations=window.reservations)
     assert full["beside-knapsack"] >= timed_out["beside-knapsack"] - 1e-9
+
+
+def test_the_bound_side_keeps_its_time(monkeypatch) -> None:
+    """The mean flow time's bounds draw on one clock: each part that uses
+    its whole share still leaves the side within ``time_limit`` plus
+    CP-SAT's 0.1 s floor (the shares add up to more than the side's time,
+    so a part that ignored the others' use would overrun it)."""
+    import time
+
+    import opt_sched.bounds_window as bounds_window
+    import opt_sched.bounds_window_lanes as lanes
+    import opt_sched.bounds_window_lp as lp
+    import opt_sched.bounds_window_tindex as tindex
+    import opt_sched.exact as exact
+    from opt_sched.experiments.window import window_bounds
+
+    granted: dict[str, float] = {}
+
+    def uses_its_time(name: str, answer):
+        def part(*args, time_limit: float, **kwargs):
+            granted[name] = time_limit
+            time.sleep(time_limit)
+            return answer
+        return part
+
+    monkeypatch.setattr(bounds_window, "split_mean_flow_bound",
+                        uses_its_time("split", {}))
+    monkeypatch.setattr(bounds_window, "beside_knapsack_and_job",
+                        uses_its_time("knapsack", ({}, None)))
+    for module, name in ((tindex, "time_indexed_mean_flow_bound"),
+                         (tindex, "time_indexed_mip_bound"),
+                         (lanes, "lanes_mean_flow_bound"),
+                         (lp, "interval_lp_mean_flow_bound")):
+        monkeypatch.setattr(module, name, uses_its_time(name, {}))
+    solve = exact.solve
+
+    def cpsat(*args, time_limit: float, **kwargs):
+        granted["cpsat"] = time_limit
+        return solve(*args, time_limit=time_limit, **kwargs)
+
+    monkeypatch.setattr(exact, "solve", cpsat)
+    side = 2.0
+    found = window_bounds(kth_head_window(), "mean-flow-time", time_limit=side)
+    assert len(granted) == 7, granted
+    assert sum(granted.values()) <= side + 0.1 + 0.05, granted
+    assert found["bound"] is not None

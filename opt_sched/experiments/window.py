@@ -174,6 +174,12 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
     ``objective`` (:func:`best_schedule` returns it; its bound counts for
     the makespan and the mean flow time); without it, the makespan solves
     it here (:func:`rigid_for`).
+
+    One clock for the side (:class:`~opt_sched.exact.deadline.Deadline`):
+    each bound gets its share of ``time_limit`` (and at most its seconds),
+    never more than the clock has left, and CP-SAT the rest (at least
+    0.1 s), so the side ends within ``time_limit`` plus that floor and the
+    last call's own overrun.
     """
     from ..bound_models import (
         exact_bound_holds,
@@ -185,7 +191,15 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
     from ..bounds_window_lanes import HOLDS_UNDER as LANES_HOLDS_UNDER
     from ..bounds_window_tindex import HOLDS_UNDER as TINDEX_HOLDS_UNDER
     from ..exact import solve
+    from ..exact.deadline import Deadline
     from ..exact.hpc_io.rigid import HOLDS_UNDER as RIGID_HOLDS_UNDER
+
+    clock = Deadline(time_limit)
+
+    def bound_seconds(most: float, share: float) -> float:
+        """A bound's time: ``share`` of the side's, at most ``most`` and
+        what the clock has left (0.05 s at least)."""
+        return max(0.05, min(most, share * time_limit, clock.remaining()))
 
     if execution is None:
         execution = window.schedule.execution
@@ -210,11 +224,10 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         )
 
         bounds.update(split_mean_flow_bound(instance, reservations=reservations,
-                                            time_limit=min(2.0, 0.05 * time_limit)))
+                                            time_limit=bound_seconds(2.0, 0.05)))
         bounds.update(exclusive_mean_flow_bound(instance, reservations=reservations))
         knapsack, branch_job = beside_knapsack_and_job(
-            instance, reservations=reservations,
-            time_limit=min(2.0, 0.05 * time_limit))
+            instance, reservations=reservations, time_limit=bound_seconds(2.0, 0.05))
         bounds.update(knapsack)
         from ..bound_models import interval_lp_holds
         from ..bounds_window_lp import interval_lp_mean_flow_bound
@@ -223,21 +236,19 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
         # where the LPs' grids end: resolution only, any value is valid
         horizon = objective_value(instance, incumbent if incumbent is not None
                                   else window.schedule, "makespan")
-        programmes_started = time.perf_counter()  # the start-indexed ones, lanes
         if holds(TINDEX_HOLDS_UNDER, "time-indexed-lp", execution):
             # each job's length as the running jobs' I/O stretches it from
-            # each start (models/time-indexed-lp.md); its share of the side's
-            # whole time, not of what the other LPs leave
+            # each start (models/time-indexed-lp.md)
             bounds.update(time_indexed_mean_flow_bound(
                 instance, reservations=reservations, horizon=horizon,
-                time_limit=min(TINDEX_SECONDS, TINDEX_SHARE * time_limit)))
+                time_limit=bound_seconds(TINDEX_SECONDS, TINDEX_SHARE)))
         if holds(TINDEX_HOLDS_UNDER, "time-indexed-mip", execution):
             # the same programme with x binary: HiGHS's dual bound
             from ..bounds_window_tindex import time_indexed_mip_bound
 
             bounds.update(time_indexed_mip_bound(
                 instance, reservations=reservations, horizon=horizon,
-                time_limit=min(MIP_SECONDS, MIP_SHARE * time_limit)))
+                time_limit=bound_seconds(MIP_SECONDS, MIP_SHARE)))
         if holds(LANES_HOLDS_UNDER, "lanes", execution):
             # the I/O interference of a few jobs, exactly
             # (models/mean-flow-lanes.md)
@@ -245,14 +256,12 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
 
             bounds.update(lanes_mean_flow_bound(
                 instance, reservations=reservations,
-                time_limit=min(LANES_SECONDS, LANES_SHARE * time_limit),
+                time_limit=bound_seconds(LANES_SECONDS, LANES_SHARE),
                 incumbent=incumbent))
-        programmes_seconds = time.perf_counter() - programmes_started
         if interval_lp_holds(execution):
-            lp_started = time.perf_counter()
             bounds.update(interval_lp_mean_flow_bound(
                 instance, reservations=reservations, horizon=horizon,
-                time_limit=min(10.0, 0.5 * time_limit)))
+                time_limit=bound_seconds(10.0, 0.5)))
             lp_bound = bounds.get("interval-lp", -float("inf"))
             if branch_job is not None and bounds["beside-knapsack"] >= lp_bound:
                 # the knapsack's job branched on: per completion interval the
@@ -269,9 +278,7 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                     horizon=horizon,
                     floors=partial(beside_completion_bounds, instance, branch_job,
                                    reservations=reservations),
-                    time_limit=min(5.0, 0.15 * time_limit)))
-            time_limit = time_limit - (time.perf_counter() - lp_started)
-        time_limit = max(0.1, time_limit - programmes_seconds)
+                    time_limit=bound_seconds(5.0, 0.15)))
         if relaxation is not None and relaxation.objective == objective \
                 and relaxation.bound is not None \
                 and holds(RIGID_HOLDS_UNDER, "rigid-cumulative", execution):
@@ -285,28 +292,25 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                                 else window.schedule, objective)
         bounds.update(exclusive_stretch_bound(instance, max(bounds.values()), upper,
                                               reservations=reservations))
-        energetic_started = time.perf_counter()
         bounds.update(energetic_stretch_bound(instance, max(bounds.values()), upper,
                                               reservations=reservations,
-                                              time_limit=ENERGETIC_SHARE * time_limit))
-        time_limit = max(0.1, time_limit - (time.perf_counter() - energetic_started))
+                                              time_limit=bound_seconds(time_limit,
+                                                                 ENERGETIC_SHARE)))
         if holds(TINDEX_HOLDS_UNDER, "time-indexed-edf", execution):
             # deadline tests on the start-indexed programme, each job as long
             # as the running jobs' I/O makes it (models/time-indexed-lp.md)
             from ..bounds_window_tindex import time_indexed_stretch_bound
 
-            tindex_started = time.perf_counter()
             bounds.update(time_indexed_stretch_bound(
                 instance, max(bounds.values()), upper, reservations=reservations,
-                time_limit=min(TINDEX_SECONDS, TINDEX_SHARE * time_limit)))
-            time_limit = max(0.1, time_limit - (time.perf_counter() - tindex_started))
+                time_limit=bound_seconds(TINDEX_SECONDS, TINDEX_SHARE)))
     if objective == "makespan" and holds(RIGID_HOLDS_UNDER, "rigid-cumulative",
                                          execution):
         if relaxation is None or relaxation.objective != objective:
             relaxation = rigid_for(window, objective, incumbent if incumbent is not None
-                                   else window.schedule, time_limit=time_limit,
+                                   else window.schedule,
+                                   time_limit=max(0.1, clock.remaining()),
                                    num_workers=num_workers, seed=seed)
-            time_limit = max(0.1, time_limit - relaxation.seconds)
         if relaxation.bound is not None:
             bounds["rigid-cumulative"] = relaxation.bound
     combinatorial = max(bounds.values())
@@ -315,8 +319,9 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
     # with the running jobs, the bound checked against its value)
     report(objective, restart=True)  # names the progress lines of this solve
     result = solve(instance, WINDOW_PROBLEM, objective, "cpsat",
-                   time_limit=time_limit, num_workers=num_workers, seed=seed,
-                   reserved=window, known_bound=combinatorial, search_share=0.0,
+                   time_limit=max(0.1, clock.remaining()), num_workers=num_workers,
+                   seed=seed, reserved=window, known_bound=combinatorial,
+                   search_share=0.0,
                    incumbent=incumbent if incumbent is not None else window.schedule,
                    **BOUND_SEARCH)
     seconds = time.perf_counter() - started
