@@ -83,7 +83,8 @@ from .operations import job_operations
 from .reservations import Reservations
 
 __all__ = ["ALPHAS", "CELLS", "HOLDS_UNDER", "MIP_CELLS", "MIP_MARGIN",
-           "alone_completions", "deadline_certificate", "first_fit_kernel",
+           "agrees_with_its_solution", "alone_completions", "deadline_certificate",
+           "first_fit_kernel",
            "lagrangian_bound", "start_orders", "time_indexed_mean_flow_bound",
            "time_indexed_mip_bound", "time_indexed_stretch_bound"]
 
@@ -370,7 +371,24 @@ def propose_mip_bound(data: dict[str, np.ndarray], time_limit: float) -> float:
                   highspy.HighsModelStatus.kSolveError):
         return -math.inf
     bound = float(h.getInfo().mip_dual_bound)
-    return bound if math.isfinite(bound) else -math.inf
+    if not math.isfinite(bound) or not agrees_with_its_solution(h, data["cost"]):
+        return -math.inf
+    return bound
+
+
+def agrees_with_its_solution(h, cost: np.ndarray) -> bool:
+    """Whether the objective HiGHS reports is its own solution's cost
+    ``sum_j cost_j x_j`` (within ``10^-6`` relative), or it has no solution.
+    A solver that contradicts itself proves nothing: HiGHS 1.16, given the
+    MIP on an object that had solved the LP and taken added rows, reported
+    an optimum below the cost of the solution it returned, and below the
+    fresh model's proven bound (``models/time-indexed-lp.md``)."""
+    solution = h.getSolution()
+    if not solution.value_valid or len(solution.col_value) < len(cost):
+        return True
+    own = math.fsum((np.asarray(solution.col_value)[:len(cost)] * cost).tolist())
+    reported = float(h.getInfo().objective_function_value)
+    return abs(reported - own) <= 1e-6 * max(1.0, abs(own))
 
 
 def _mip_answer(data: dict[str, np.ndarray], limit: float) -> dict[str, np.ndarray]:

@@ -299,3 +299,23 @@ def test_mip_sees_what_the_lp_does_not_by_hand() -> None:
                                    time_limit=5.0)["time-indexed-mip"]
     assert meets_bound(bound, optimum)
     assert bound >= optimum * (1 - 2e-6)
+
+
+def test_a_solver_that_contradicts_itself_proves_nothing() -> None:
+    """The MIP's bound counts only if HiGHS's objective is its solution's
+    cost: a reported objective below it (as HiGHS 1.16 did after LP solves
+    and added rows on the same object) is refused, a consistent one and no
+    solution at all are not."""
+    from types import SimpleNamespace
+
+    from opt_sched.bounds_window_tindex import agrees_with_its_solution
+
+    def solved(x, objective, valid=True):
+        return SimpleNamespace(
+            getSolution=lambda: SimpleNamespace(value_valid=valid, col_value=x),
+            getInfo=lambda: SimpleNamespace(objective_function_value=objective))
+
+    cost = np.array([3.0, 5.0, 7.0])
+    assert agrees_with_its_solution(solved([1.0, 0.0, 1.0], 10.0), cost)
+    assert not agrees_with_its_solution(solved([1.0, 0.0, 1.0], 9.2), cost)
+    assert agrees_with_its_solution(solved([], 0.0, valid=False), cost)
