@@ -292,10 +292,9 @@ def window_bounds(window: Window, objective: str, *, time_limit: float = 30.0,
                                 else window.schedule, objective)
         bounds.update(exclusive_stretch_bound(instance, max(bounds.values()), upper,
                                               reservations=reservations))
-        bounds.update(energetic_stretch_bound(instance, max(bounds.values()), upper,
-                                              reservations=reservations,
-                                              time_limit=bound_seconds(time_limit,
-                                                                 ENERGETIC_SHARE)))
+        bounds.update(energetic_stretch_bound(
+            instance, max(bounds.values()), upper, reservations=reservations,
+            time_limit=bound_seconds(time_limit, ENERGETIC_SHARE)))
         if holds(TINDEX_HOLDS_UNDER, "time-indexed-edf", execution):
             # deadline tests on the start-indexed programme, each job as long
             # as the running jobs' I/O makes it (models/time-indexed-lp.md)
