@@ -206,14 +206,14 @@ def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
     simulation takes seconds), the heuristic is the online schedule's left
     shift or the one list policy that always runs (the objective's first,
     strict), improved only by the local search, and still valid."""
-    from opt_sched.experiments.window_schedules import FIRST_LISTS
+    from opt_sched.experiments.window_schedules import FIRST_TRIES
 
     instance = seeded_instance(1, 12)
     window = extract_window(instance, replay(instance, "easy"), 3, 9)
     for objective in WINDOW_OBJECTIVES:
         none = best_heuristic(window, objective, search_seconds=0.0, list_seconds=0.0)
-        first = FIRST_LISTS.get(objective, ("fcfs",))[0]
-        assert none.name in ("online-left-shift", f"{first}-strict"), none.name
+        first, mode = FIRST_TRIES.get(objective, (("fcfs", "strict"),))[0]
+        assert none.name in ("online-left-shift", f"{first}-{mode}"), none.name
         assert_feasible(*window.with_running(none.schedule))
         full = best_heuristic(window, objective, search_seconds=0.0)
         assert full.name != none.name  # here a list policy beats the left shift
@@ -222,8 +222,8 @@ def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
 
 def test_the_objectives_own_lists_run_first(monkeypatch) -> None:
     """With time for one list policy only (a thousand jobs queued), the
-    mean flow time's runs SPT strictly, its first list in its first mode
-    (``FIRST_LISTS``, ``FIRST_MODES``), not the lists before it."""
+    mean flow time's runs its first try (``FIRST_TRIES``: SPT under EASY),
+    not the lists given before it."""
     from opt_sched.exact.hpc_io.earliest import MODES
     from opt_sched.experiments import window_schedules
 
@@ -244,7 +244,8 @@ def test_the_objectives_own_lists_run_first(monkeypatch) -> None:
     lengths = [job.length(window.instance.bandwidth_of(job)) for job in jobs]
     spt = sorted(range(len(jobs)), key=lambda i: (lengths[i], jobs[i].release, i))
     assert not calls[0][1]  # the left shift, its I/O order given
-    assert calls[1] == (spt, True, window_schedules.FIRST_MODES[0])
+    assert window_schedules.FIRST_TRIES["mean-flow-time"][0] == ("spt", "easy")
+    assert calls[1] == (spt, True, "easy")
     assert len(calls) == 2
 
 

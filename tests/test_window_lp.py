@@ -401,9 +401,9 @@ def test_a_simulation_past_its_deadline_is_dropped(monkeypatch) -> None:
     assert calls == [math.inf, math.inf]  # the left shift, one list policy
     lengths = [job.length(window.instance.bandwidth_of(job))
                for job in window.instance.jobs]
-    # the objective's own first list in its first mode, else the first list
-    own = window_schedules.FIRST_LISTS.get("mean-flow-time")
-    first = own[0] if own else next(iter(_priorities(window, lengths)))
-    mode = window_schedules.FIRST_MODES[0] if own else "strict"
+    # the objective's own first try, else the first list strictly
+    own = window_schedules.FIRST_TRIES.get("mean-flow-time")
+    first, mode = own[0] if own else (next(iter(_priorities(window, lengths))),
+                                      "strict")
     assert heuristic.name in ("online-left-shift", f"{first}-{mode}")
     assert_feasible(*window.with_running(heuristic.schedule))

@@ -167,6 +167,33 @@ def test_alpha_point_orders_give_valid_schedules_on_a_trace_window() -> None:
                                          "mean-flow-time")
 
 
+def test_alpha_point_orders_cap_their_grid_on_a_large_window(monkeypatch) -> None:
+    """On a window of ``n`` jobs the orders' LP has at most ``ORDER_COLUMNS
+    // n`` cells (at least ``ORDER_CELLS_LEAST``), so a queue of a thousand
+    jobs is not handed an LP it cannot solve in its time; a small window
+    keeps the cells asked for. Orders of the window's jobs either way."""
+    import opt_sched.bounds_window_tindex as tindex
+
+    window = kth_head_window()
+    n = window.instance.num_jobs
+    grids = []
+    real = tindex._solved
+
+    def recording(instance, reservations, horizon, cells, time_limit):
+        grids.append(cells)
+        return real(instance, reservations, horizon, cells, time_limit)
+
+    monkeypatch.setattr(tindex, "_solved", recording)
+    for columns, asked, expected in ((10**9, 40, 40), (n * 25, 400, 25),
+                                     (1, 400, tindex.ORDER_CELLS_LEAST)):
+        monkeypatch.setattr(tindex, "ORDER_COLUMNS", columns)
+        orders = start_orders(window.instance, reservations=window.reservations,
+                              time_limit=5.0, cells=asked)
+        assert grids[-1] == expected
+        for order in orders.values():
+            assert sorted(order) == list(range(n))
+
+
 def test_the_bracket_uses_it_on_a_trace_window() -> None:
     """On a window of the bundled KTH-SP2 head: the bound reaches the
     bracket's mean-flow-time bounds, below the best schedule found (which

@@ -49,9 +49,9 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
 The list policies stop once the schedule side's time is spent, the one
 running then too (the left shift and one list policy always run, to their
 end): on a window of a thousand jobs (FCFS's queue), one simulation takes
-seconds. So the objective's own lists (:data:`FIRST_LISTS`) go first, all
-their modes before the other lists. :func:`best_heuristic` returns the best
-for one objective.
+seconds. So the objective's own tries (:data:`FIRST_TRIES`: lists in
+given modes) go first, then every other list in every mode.
+:func:`best_heuristic` returns the best for one objective.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ from ..exact.hpc_io.earliest import (
 from ..schedule import Schedule
 from .window_instance import Window
 
-__all__ = ["DEADLINE_FACTORS", "FIRST_LISTS", "FIRST_MODES", "LOCAL_SEARCH_STARTS",
+__all__ = ["DEADLINE_FACTORS", "FIRST_MODES", "FIRST_TRIES", "LOCAL_SEARCH_STARTS",
            "SECOND_IO_RULES", "STRETCH_MOVE_WEIGHTS", "Candidate", "best_heuristic",
            "search_key", "timing_value"]
 
@@ -84,25 +84,31 @@ SECOND_IO_RULES = ("short-wait", "reserve")
 """The I/O rules (:data:`~opt_sched.exact.hpc_io.earliest.IO_RULES`) the
 best list policies are run again with."""
 
-FIRST_LISTS: dict[str, tuple[str, ...]] = {
-    "mean-flow-time": ("spt", "small-area"),
-    "max-flow-stretch": ("deadline-bound",),
-}
-"""Per objective, the priority lists (names of :func:`_priorities`) tried
-before the others, every mode of the first before the next mode of any:
-where a thousand jobs are queued (FCFS windows of KTH-SP2) a simulation
-takes seconds and only the first few lists run in the time. Measured there
-(mean flow time, three windows): ``small-area`` strict or ``spt`` EASY is
-the best list schedule on each, and with them first the window's best
-schedule at 15 s is 26-42 % lower than with the earlier order, which spent
-its time on the rigid relaxation's order in its four modes. An objective
-without an entry keeps the order of :func:`best_heuristic`."""
-
 FIRST_MODES = ("strict", "easy", "easy-ahead", "greedy")
-"""The modes of :data:`FIRST_LISTS`, in the order they are tried: on those
-three windows EASY was below greedy for both lists on each (six of six),
-strict the fastest (1.5 s against 2.3 s greedy and 5 s EASY a simulation
-on 1,134 jobs)."""
+"""The modes in the order :data:`FIRST_TRIES` names them after its leading
+tries: on three FCFS windows EASY was below greedy for both SPT and the
+smallest area first on each (six of six), strict the fastest (1.5 s against
+2.3 s greedy and 5 s EASY a simulation on 1,134 jobs)."""
+
+FIRST_TRIES: dict[str, tuple[tuple[str, str], ...]] = {
+    "mean-flow-time": (
+        ("spt", "easy"), ("small-area", "strict"), ("lp-alpha50", "easy"),
+        *((name, mode) for mode in FIRST_MODES for name in ("spt", "small-area"))),
+    "max-flow-stretch": tuple(("deadline-bound", mode) for mode in FIRST_MODES),
+}
+"""Per objective, the (priority list, mode) pairs tried before the others,
+in this order (a list absent from the window, e.g. ``lp-alpha50`` when its
+LP found no solution, is skipped; a pair is simulated once): where a
+thousand jobs are queued (FCFS windows of KTH-SP2) a simulation takes
+seconds and only the first few run in the time. Measured there (mean flow
+time, each list and mode simulated to its end, six windows of 307-1,252
+jobs): SPT EASY is the best list schedule on three and within 2 % on a
+fourth, the smallest area first strictly on the other two, and the LP's
+alpha-point order (its grid capped, :data:`~opt_sched.bounds_window_tindex.
+ORDER_COLUMNS`) under EASY on one more (5720:40, 748 jobs: 91,970 s against
+109,161 for SPT EASY); SPT strictly, tried first before, was never the
+best (``docs/window-brackets-kth-sp2.md``). An objective without an entry
+keeps the order of :func:`best_heuristic`."""
 
 DEADLINE_FACTORS = (1, 3, 10, 30, 100, 300, 1000)
 """``k`` of the stretch-deadline priorities ``r_i + k T_i``: a job of
@@ -329,10 +335,9 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
                      if objective == "max-flow-stretch" else None)
     ranked_lists.update({name: sorted(range(n), key=key) for name, key
                          in _priorities(window, lengths, stretch_bound).items()})
-    first = [name for name in FIRST_LISTS.get(objective, ()) if name in ranked_lists]
-    attempts = [(name, mode) for mode in FIRST_MODES for name in first]
-    attempts += [(name, mode) for name in ranked_lists if name not in first
-                 for mode in MODES]
+    attempts = [(name, mode) for name, mode in FIRST_TRIES.get(objective, ())
+                if name in ranked_lists]
+    attempts += [(name, mode) for name in ranked_lists for mode in MODES]
     simulated = set()  # priorities often agree (SPT and tight deadlines)
     for name, mode in attempts:
         ranked = ranked_lists[name]
