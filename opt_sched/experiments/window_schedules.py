@@ -101,14 +101,14 @@ in this order (a list absent from the window, e.g. ``lp-alpha50`` when its
 LP found no solution, is skipped; a pair is simulated once): where a
 thousand jobs are queued (FCFS windows of KTH-SP2) a simulation takes
 seconds and only the first few run in the time. Measured there (mean flow
-time, each list and mode simulated to its end, six windows of 307-1,252
-jobs): SPT EASY is the best list schedule on three and within 2 % on a
-fourth, the smallest area first strictly on the other two, and the LP's
-alpha-point order (its grid capped, :data:`~opt_sched.bounds_window_tindex.
-ORDER_COLUMNS`) under EASY on one more (5720:40, 748 jobs: 91,970 s against
-109,161 for SPT EASY); SPT strictly, tried first before, was never the
-best (``docs/window-brackets-kth-sp2.md``). An objective without an entry
-keeps the order of :func:`best_heuristic`."""
+time; SPT, smallest area and the LP's alpha-points, strict and EASY, each
+simulated to its end; seven windows of 307-2,034 jobs): SPT EASY is the
+best list schedule on four, the smallest area first strictly on two, the
+LP's alpha-50 order (its grid capped, :data:`~opt_sched.
+bounds_window_tindex.ORDER_COLUMNS`) under EASY on one (5720:40, 748 jobs:
+91,970 s against 109,161 for SPT EASY); SPT strictly, tried first before,
+was the best on none (``docs/window-brackets-kth-sp2.md``). An objective
+without an entry keeps the order of :func:`best_heuristic`."""
 
 DEADLINE_FACTORS = (1, 3, 10, 30, 100, 300, 1000)
 """``k`` of the stretch-deadline priorities ``r_i + k T_i``: a job of
