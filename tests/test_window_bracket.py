@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -204,8 +205,8 @@ def test_left_shift_is_never_later() -> None:
 def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
     """With no time for list policies (a window of hundreds of jobs, where one
     simulation takes seconds), the heuristic is the online schedule's left
-    shift or the one list policy that always runs (the objective's first,
-    strict), improved only by the local search, and still valid."""
+    shift or the one list policy that always runs (the objective's first
+    try), improved only by the local search, and still valid."""
     from opt_sched.experiments.window_schedules import FIRST_TRIES
 
     instance = seeded_instance(1, 12)
@@ -247,6 +248,44 @@ def test_the_objectives_own_lists_run_first(monkeypatch) -> None:
     assert window_schedules.FIRST_TRIES["mean-flow-time"][0] == ("spt", "easy")
     assert calls[1] == (spt, True, "easy")
     assert len(calls) == 2
+
+
+def test_the_first_tries_take_the_local_searchs_time(monkeypatch) -> None:
+    """Where each simulation is slow (a thousand jobs queued), the objective's
+    first tries run on into the local search's time, in their order, and no
+    other list does; the local search then has only what they left."""
+    from opt_sched.experiments import window_schedules
+
+    instance = seeded_instance(1, 12)
+    window = extract_window(instance, replay(instance, "easy"), 3, 9)
+    jobs = window.instance.jobs
+    lengths = [job.length(window.instance.bandwidth_of(job)) for job in jobs]
+    lists = {name: sorted(range(len(jobs)), key=key) for name, key
+             in window_schedules._priorities(window, lengths).items()}
+    tries = []  # each (order, mode) once: lists often agree on 9 jobs
+    for name, mode in window_schedules.FIRST_TRIES["mean-flow-time"]:
+        if name in lists and (lists[name], mode) not in tries:
+            tries.append((lists[name], mode))
+    calls, granted = [], []
+    real_simulate = window_schedules.simulate
+    real_search = window_schedules._local_search
+
+    def slow(plans, capacity, reservations, order, io_order=None, **options):
+        calls.append((list(order), options.get("mode", "strict")))
+        time.sleep(0.05)
+        return real_simulate(plans, capacity, reservations, order, io_order, **options)
+
+    def search(*args):
+        granted.append(args[-1])
+        return real_search(*args)
+
+    monkeypatch.setattr(window_schedules, "simulate", slow)
+    monkeypatch.setattr(window_schedules, "_local_search", search)
+    best_heuristic(window, "mean-flow-time", search_seconds=0.3, list_seconds=0.0)
+    lists_run = [call for call in calls[1:] if call in tries]
+    assert len(lists_run) >= 3  # not only the one list that always runs
+    assert lists_run == tries[:len(lists_run)]
+    assert granted and sum(granted) < 0.3 - 0.05
 
 
 def test_online_value_above_the_bound_on_kth_windows() -> None:

@@ -297,8 +297,12 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     has passed since the call, and one still running then is dropped (the
     online left shift and one list policy always run, to their end), so a
     window of a thousand jobs, where one simulation takes seconds, keeps
-    its time limit; ``search_seconds``: the local search's time (a trial
-    still running at its end is dropped too); ``orders``: more priority
+    its time limit (but the objective's first tries, :data:`FIRST_TRIES`,
+    may run on into the local search's time, which then has what is left:
+    but for the list that always runs, lists and search end within
+    ``list_seconds + search_seconds``);
+    ``search_seconds``: the local search's time (a trial still running at
+    its end is dropped too); ``orders``: more priority
     lists by name (job indices, e.g. the rigid relaxation's,
     :mod:`opt_sched.exact.hpc_io.rigid`), tried first, like the list
     policies."""
@@ -335,22 +339,26 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
                      if objective == "max-flow-stretch" else None)
     ranked_lists.update({name: sorted(range(n), key=key) for name, key
                          in _priorities(window, lengths, stretch_bound).items()})
-    attempts = [(name, mode) for name, mode in FIRST_TRIES.get(objective, ())
-                if name in ranked_lists]
-    attempts += [(name, mode) for name in ranked_lists for mode in MODES]
+    first_tries = [(name, mode) for name, mode in FIRST_TRIES.get(objective, ())
+                   if name in ranked_lists]
+    attempts = first_tries + [(name, mode) for name in ranked_lists for mode in MODES]
+    # the first tries may run on into the local search's time, which then
+    # has what is left: where one simulation takes seconds, a trial of the
+    # local search is one simulation, and a first try is a whole other list
+    tries_end = lists_end + search_seconds
     simulated = set()  # priorities often agree (SPT and tight deadlines)
-    for name, mode in attempts:
+    for k, (name, mode) in enumerate(attempts):
         ranked = ranked_lists[name]
+        end = tries_end if k < len(first_tries) else lists_end
         # one list schedule at least, whatever the time (beside the left
         # shift, whose orders may be far from any good one)
         listed = any(math.isfinite(x[0]) for x in tried)
-        if listed and time.perf_counter() - began >= list_seconds:
+        if listed and time.perf_counter() >= end:
             break
         if (tuple(ranked), mode) in simulated:
             continue
         simulated.add((tuple(ranked), mode))
-        value, timing = run(ranked, None, mode,
-                            deadline=lists_end if listed else math.inf)
+        value, timing = run(ranked, None, mode, deadline=end if listed else math.inf)
         tried.append((value, f"{name}-{mode}", ranked, mode))
         pool.append((f"{name}-{mode}", value, timing, ranked, mode, "fifo"))
     # every list again under the other I/O rules, best first (module doc)
@@ -372,6 +380,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     # (key, name, timing) of each searched schedule, or the best list one
     best_key, (best_name, _, best_timing, *_) = keyed[0]
     results = [] if starts else [(best_key, best_name, best_timing)]
+    search_seconds = min(search_seconds, max(0.0, tries_end - time.perf_counter()))
     for _, (name, _, timing, order, mode, io_rule) in starts:
         order, timing, key, moves, swaps = _local_search(
             lambda trial, stop, mode=mode, io_rule=io_rule:
