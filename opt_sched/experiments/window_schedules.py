@@ -50,7 +50,8 @@ The list policies stop once the schedule side's time is spent, the one
 running then too (the left shift and one list policy always run, to their
 end): on a window of a thousand jobs (FCFS's queue), one simulation takes
 seconds. So the objective's own tries (:data:`FIRST_TRIES`: lists in
-given modes) go first, then every other list in every mode.
+given modes) go first, and may take the local search's time (there a
+search trial is one simulation), then every other list in every mode.
 :func:`best_heuristic` returns the best for one objective.
 """
 
