@@ -343,10 +343,7 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     first_tries = [(name, mode) for name, mode in FIRST_TRIES.get(objective, ())
                    if name in ranked_lists]
     attempts = first_tries + [(name, mode) for name in ranked_lists for mode in MODES]
-    # the first tries may run on into the local search's time, which then
-    # has what is left: where one simulation takes seconds, a trial of the
-    # local search is one simulation, and a first try is a whole other list
-    tries_end = lists_end + search_seconds
+    tries_end = lists_end + search_seconds  # the first tries' end (docstring)
     simulated = set()  # priorities often agree (SPT and tight deadlines)
     for k, (name, mode) in enumerate(attempts):
         ranked = ranked_lists[name]
