@@ -221,10 +221,16 @@ def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
         assert full.value < none.value
 
 
-def test_the_objectives_own_lists_run_first(monkeypatch) -> None:
+@pytest.mark.parametrize(("objective", "first", "key"), [
+    ("mean-flow-time", ("spt", "easy"),
+     lambda job, length, i: (length, job.release, i)),
+    ("makespan", ("widest", "greedy"), lambda job, length, i: (-job.nodes, -length, i)),
+])
+def test_the_objectives_own_lists_run_first(monkeypatch, objective, first, key) -> None:
     """With time for one list policy only (a thousand jobs queued), the
-    mean flow time's runs its first try (``FIRST_TRIES``: SPT under EASY),
-    not the lists given before it."""
+    objective runs its first try (``FIRST_TRIES``: SPT under EASY for the
+    mean flow time, the widest first greedily for the makespan), not the
+    lists given before it."""
     from opt_sched.exact.hpc_io.earliest import MODES
     from opt_sched.experiments import window_schedules
 
@@ -239,14 +245,14 @@ def test_the_objectives_own_lists_run_first(monkeypatch) -> None:
         return real(plans, capacity, reservations, order, io_order, **options)
 
     monkeypatch.setattr(window_schedules, "simulate", recording)
-    best_heuristic(window, "mean-flow-time", search_seconds=0.0, list_seconds=0.0,
+    best_heuristic(window, objective, search_seconds=0.0, list_seconds=0.0,
                    orders={"given": list(range(len(window.instance.jobs)))[::-1]})
     jobs = window.instance.jobs
     lengths = [job.length(window.instance.bandwidth_of(job)) for job in jobs]
-    spt = sorted(range(len(jobs)), key=lambda i: (lengths[i], jobs[i].release, i))
+    ranked = sorted(range(len(jobs)), key=lambda i: key(jobs[i], lengths[i], i))
     assert not calls[0][1]  # the left shift, its I/O order given
-    assert window_schedules.FIRST_TRIES["mean-flow-time"][0] == ("spt", "easy")
-    assert calls[1] == (spt, True, "easy")
+    assert window_schedules.FIRST_TRIES[objective][0] == first
+    assert calls[1] == (ranked, True, first[1])
     assert len(calls) == 2
 
 
