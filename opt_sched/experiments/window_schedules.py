@@ -115,8 +115,8 @@ was the best on none (``docs/window-brackets-kth-sp2.md``). The makespan
 223-2,645 jobs): LPT under EASY is the best list schedule on four (on
 5720:40, 748 jobs, 594,688 s against 664,551 for FCFS greedy, the first
 list that ran before) but takes 13 s on 2,645 jobs; the widest first
-greedily is the best there (3.5 s) and within 2-5 % of LPT EASY on the
-others, so it goes first. An objective without an entry keeps the order
+greedily is the best there (3.5 s) and within 1.6-5.1 % of LPT EASY on
+the others, so it goes first. An objective without an entry keeps the order
 of :func:`best_heuristic`."""
 
 DEADLINE_FACTORS = (1, 3, 10, 30, 100, 300, 1000)
