@@ -213,8 +213,9 @@ def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
     window = extract_window(instance, replay(instance, "easy"), 3, 9)
     for objective in WINDOW_OBJECTIVES:
         none = best_heuristic(window, objective, search_seconds=0.0, list_seconds=0.0)
-        first, mode = FIRST_TRIES.get(objective, (("fcfs", "strict"),))[0]
-        assert none.name in ("online-left-shift", f"{first}-{mode}"), none.name
+        first, mode, rule = FIRST_TRIES.get(objective, (("fcfs", "strict", "fifo"),))[0]
+        label = f"{first}-{mode}" + ("" if rule == "fifo" else f"-{rule}")
+        assert none.name in ("online-left-shift", label), none.name
         assert_feasible(*window.with_running(none.schedule))
         full = best_heuristic(window, objective, search_seconds=0.0)
         assert full.name != none.name  # here a list policy beats the left shift
@@ -222,15 +223,15 @@ def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
 
 
 @pytest.mark.parametrize(("objective", "first", "key"), [
-    ("mean-flow-time", ("spt", "easy"),
+    ("mean-flow-time", ("spt", "easy", "fifo"),
      lambda job, length, i: (length, job.release, i)),
-    ("makespan", ("widest", "greedy"), lambda job, length, i: (-job.nodes, -length, i)),
+    ("makespan", ("lpt", "strict", "short-wait"), lambda job, length, i: (-length, i)),
 ])
 def test_the_objectives_own_lists_run_first(monkeypatch, objective, first, key) -> None:
     """With time for one list policy only (a thousand jobs queued), the
     objective runs its first try (``FIRST_TRIES``: SPT under EASY for the
-    mean flow time, the widest first greedily for the makespan), not the
-    lists given before it."""
+    mean flow time, LPT strictly with the ``short-wait`` I/O rule for the
+    makespan), not the lists given before it."""
     from opt_sched.exact.hpc_io.earliest import MODES
     from opt_sched.experiments import window_schedules
 
@@ -241,7 +242,8 @@ def test_the_objectives_own_lists_run_first(monkeypatch, objective, first, key) 
     real = window_schedules.simulate
 
     def recording(plans, capacity, reservations, order, io_order=None, **options):
-        calls.append((list(order), io_order is None, options.get("mode", "strict")))
+        calls.append((list(order), io_order is None, options.get("mode", "strict"),
+                      options.get("io_rule", "fifo")))
         return real(plans, capacity, reservations, order, io_order, **options)
 
     monkeypatch.setattr(window_schedules, "simulate", recording)
@@ -252,8 +254,36 @@ def test_the_objectives_own_lists_run_first(monkeypatch, objective, first, key) 
     ranked = sorted(range(len(jobs)), key=lambda i: key(jobs[i], lengths[i], i))
     assert not calls[0][1]  # the left shift, its I/O order given
     assert window_schedules.FIRST_TRIES[objective][0] == first
-    assert calls[1] == (ranked, True, first[1])
+    assert calls[1] == (ranked, True, first[1], first[2])
     assert len(calls) == 2
+
+
+def test_each_list_mode_and_io_rule_is_simulated_once(monkeypatch) -> None:
+    """With time for every list, a first try under an I/O rule other than
+    first come (the makespan's LPT strictly ``short-wait``) is not simulated
+    again by the second round, which runs each list under the rules it has
+    not run with; and every list policy runs under all three rules."""
+    from opt_sched.exact.hpc_io.earliest import IO_RULES
+    from opt_sched.experiments import window_schedules
+
+    instance = seeded_instance(1, 12)
+    window = extract_window(instance, replay(instance, "easy"), 3, 9)
+    calls = []
+    real = window_schedules.simulate
+
+    def recording(plans, capacity, reservations, order, io_order=None, **options):
+        if io_order is None:  # a list policy, not the left shift
+            calls.append((tuple(order), options.get("mode", "strict"),
+                          options.get("io_rule", "fifo")))
+        return real(plans, capacity, reservations, order, io_order, **options)
+
+    monkeypatch.setattr(window_schedules, "simulate", recording)
+    best_heuristic(window, "makespan", search_seconds=0.0)
+    assert len(calls) == len(set(calls))
+    assert set(IO_RULES) == {"fifo", *window_schedules.SECOND_IO_RULES}
+    for order, mode, _ in calls:
+        for rule in IO_RULES:
+            assert (order, mode, rule) in calls
 
 
 def test_the_first_tries_take_the_local_searchs_time(monkeypatch) -> None:
@@ -269,15 +299,16 @@ def test_the_first_tries_take_the_local_searchs_time(monkeypatch) -> None:
     lists = {name: sorted(range(len(jobs)), key=key) for name, key
              in window_schedules._priorities(window, lengths).items()}
     tries = []  # each (order, mode) once: lists often agree on 9 jobs
-    for name, mode in window_schedules.FIRST_TRIES["mean-flow-time"]:
-        if name in lists and (lists[name], mode) not in tries:
-            tries.append((lists[name], mode))
+    for name, mode, rule in window_schedules.FIRST_TRIES["mean-flow-time"]:
+        if name in lists and (lists[name], mode, rule) not in tries:
+            tries.append((lists[name], mode, rule))
     calls, granted = [], []
     real_simulate = window_schedules.simulate
     real_search = window_schedules._local_search
 
     def slow(plans, capacity, reservations, order, io_order=None, **options):
-        calls.append((list(order), options.get("mode", "strict")))
+        calls.append((list(order), options.get("mode", "strict"),
+                      options.get("io_rule", "fifo")))
         time.sleep(0.05)
         return real_simulate(plans, capacity, reservations, order, io_order, **options)
 

@@ -91,17 +91,22 @@ tries: on three FCFS windows EASY was below greedy for both SPT and the
 smallest area first on each (six of six), strict the fastest (1.5 s against
 2.3 s greedy and 5 s EASY a simulation on 1,134 jobs)."""
 
-FIRST_TRIES: dict[str, tuple[tuple[str, str], ...]] = {
+FIRST_TRIES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "mean-flow-time": (
-        ("spt", "easy"), ("small-area", "strict"), ("lp-alpha50", "easy"),
-        *((name, mode) for mode in FIRST_MODES for name in ("spt", "small-area"))),
-    "max-flow-stretch": tuple(("deadline-bound", mode) for mode in FIRST_MODES),
-    "makespan": (("widest", "greedy"), ("lpt", "easy"), ("lpt", "greedy"),
-                 ("widest", "easy"), ("lpt", "strict")),
+        ("spt", "easy", "fifo"), ("small-area", "strict", "fifo"),
+        ("lp-alpha50", "easy", "fifo"),
+        *((name, mode, "fifo") for mode in FIRST_MODES
+          for name in ("spt", "small-area"))),
+    "max-flow-stretch": tuple(("deadline-bound", mode, "fifo") for mode in FIRST_MODES),
+    "makespan": (("lpt", "strict", "short-wait"), ("widest", "greedy", "fifo"),
+                 ("lpt", "easy", "short-wait"), ("lpt", "easy", "fifo"),
+                 ("lpt", "easy", "reserve"), ("widest", "greedy", "short-wait"),
+                 ("lpt", "greedy", "fifo"), ("widest", "easy", "fifo")),
 }
-"""Per objective, the (priority list, mode) pairs tried before the others,
-in this order (a list absent from the window, e.g. ``lp-alpha50`` when its
-LP found no solution, is skipped; a pair is simulated once): where a
+"""Per objective, the (priority list, mode, I/O rule) triples tried before
+the others, in this order (a list absent from the window, e.g.
+``lp-alpha50`` when its LP found no solution, is skipped; a triple is
+simulated once): where a
 thousand jobs are queued (FCFS windows of KTH-SP2) a simulation takes
 seconds and only the first few run in the time. Measured there (mean flow
 time; SPT, smallest area and the LP's alpha-points, strict and EASY, each
@@ -116,8 +121,13 @@ was the best on none (``docs/window-brackets-kth-sp2.md``). The makespan
 5720:40, 748 jobs, 594,688 s against 664,551 for FCFS greedy, the first
 list that ran before) but takes 13 s on 2,645 jobs; the widest first
 greedily is the best there (3.5 s) and within 1.6-5.1 % of LPT EASY on
-the others, so it goes first. An objective without an entry keeps the order
-of :func:`best_heuristic`."""
+the others. With the I/O rules too (six windows of 223-1,162 jobs), the
+``short-wait`` rule is the best on four: LPT strictly with it (the
+cheapest, 1.0-1.5 s a simulation, so it goes first) on two (6004:40:
+625,169 s against 697,138 for LPT EASY first come), LPT EASY with it on
+two; LPT EASY with ``reserve`` on one (5720:40: 553,731 s, LPT strictly
+``short-wait`` 556,587), LPT EASY first come on one. An objective without
+an entry keeps the order of :func:`best_heuristic`."""
 
 DEADLINE_FACTORS = (1, 3, 10, 30, 100, 300, 1000)
 """``k`` of the stretch-deadline priorities ``r_i + k T_i``: a job of
@@ -348,12 +358,17 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
                      if objective == "max-flow-stretch" else None)
     ranked_lists.update({name: sorted(range(n), key=key) for name, key
                          in _priorities(window, lengths, stretch_bound).items()})
-    first_tries = [(name, mode) for name, mode in FIRST_TRIES.get(objective, ())
-                   if name in ranked_lists]
-    attempts = first_tries + [(name, mode) for name in ranked_lists for mode in MODES]
+    first_tries = [try_ for try_ in FIRST_TRIES.get(objective, ())
+                   if try_[0] in ranked_lists]
+    attempts = first_tries + [(name, mode, "fifo") for name in ranked_lists
+                              for mode in MODES]
     tries_end = lists_end + search_seconds  # the first tries' end (docstring)
     simulated = set()  # priorities often agree (SPT and tight deadlines)
-    for k, (name, mode) in enumerate(attempts):
+
+    def labelled(base: str, rule: str) -> str:  # "spt-easy", "spt-easy-reserve"
+        return base if rule == "fifo" else f"{base}-{rule}"
+
+    for k, (name, mode, rule) in enumerate(attempts):
         ranked = ranked_lists[name]
         end = tries_end if k < len(first_tries) else lists_end
         # one list schedule at least, whatever the time (beside the left
@@ -361,21 +376,27 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
         listed = any(math.isfinite(x[0]) for x in tried)
         if listed and time.perf_counter() >= end:
             break
-        if (tuple(ranked), mode) in simulated:
+        if (tuple(ranked), mode, rule) in simulated:
             continue
-        simulated.add((tuple(ranked), mode))
-        value, timing = run(ranked, None, mode, deadline=end if listed else math.inf)
+        simulated.add((tuple(ranked), mode, rule))
+        value, timing = run(ranked, None, mode, rule,
+                            deadline=end if listed else math.inf)
         tried.append((value, f"{name}-{mode}", ranked, mode))
-        pool.append((f"{name}-{mode}", value, timing, ranked, mode, "fifo"))
-    # every list again under the other I/O rules, best first (module doc)
+        pool.append((labelled(f"{name}-{mode}", rule), value, timing, ranked, mode,
+                     rule))
+    # every list again under the I/O rules it has not run with, best first
+    # (module doc)
     second = [(label, ranked, mode, rule)
               for _, label, ranked, mode in sorted(tried, key=lambda x: x[0])
-              for rule in SECOND_IO_RULES]
+              for rule in ("fifo", *SECOND_IO_RULES)]
     for label, ranked, mode, rule in second:
         if time.perf_counter() - began >= list_seconds:
             break
+        if (tuple(ranked), mode, rule) in simulated:
+            continue
+        simulated.add((tuple(ranked), mode, rule))
         value, timing = run(ranked, None, mode, rule, lists_end)
-        pool.append((f"{label}-{rule}", value, timing, ranked, mode, rule))
+        pool.append((labelled(label, rule), value, timing, ranked, mode, rule))
     finished = [c for c in pool if c[2] is not None]
     if not finished:  # pragma: no cover - the left shift never deadlocks
         raise RuntimeError("no heuristic schedule of the window")
