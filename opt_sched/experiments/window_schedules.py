@@ -98,8 +98,8 @@ FIRST_TRIES: dict[str, tuple[tuple[str, str, str], ...]] = {
         *((name, mode, "fifo") for mode in FIRST_MODES
           for name in ("spt", "small-area"))),
     "max-flow-stretch": tuple(("deadline-bound", mode, "fifo") for mode in FIRST_MODES),
-    "makespan": (("lpt", "strict", "short-wait"), ("widest", "greedy", "fifo"),
-                 ("lpt", "easy", "short-wait"), ("lpt", "easy", "fifo"),
+    "makespan": (("widest", "greedy", "fifo"), ("lpt", "easy", "fifo"),
+                 ("lpt", "easy", "short-wait"), ("lpt", "strict", "short-wait"),
                  ("lpt", "easy", "reserve"), ("widest", "greedy", "short-wait"),
                  ("lpt", "greedy", "fifo"), ("widest", "easy", "fifo")),
 }
