@@ -225,13 +225,14 @@ def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
 @pytest.mark.parametrize(("objective", "first", "key"), [
     ("mean-flow-time", ("spt", "easy", "fifo"),
      lambda job, length, i: (length, job.release, i)),
-    ("makespan", ("lpt", "strict", "short-wait"), lambda job, length, i: (-length, i)),
+    ("makespan", ("widest", "greedy", "fifo"),
+     lambda job, length, i: (-job.nodes, -length, i)),
 ])
 def test_the_objectives_own_lists_run_first(monkeypatch, objective, first, key) -> None:
     """With time for one list policy only (a thousand jobs queued), the
     objective runs its first try (``FIRST_TRIES``: SPT under EASY for the
-    mean flow time, LPT strictly with the ``short-wait`` I/O rule for the
-    makespan), not the lists given before it."""
+    mean flow time, the widest first greedily for the makespan), not the
+    lists given before it."""
     from opt_sched.exact.hpc_io.earliest import MODES
     from opt_sched.experiments import window_schedules
 
@@ -260,7 +261,7 @@ def test_the_objectives_own_lists_run_first(monkeypatch, objective, first, key) 
 
 def test_each_list_mode_and_io_rule_is_simulated_once(monkeypatch) -> None:
     """With time for every list, a first try under an I/O rule other than
-    first come (the makespan's LPT strictly ``short-wait``) is not simulated
+    first come (the makespan's LPT EASY ``short-wait``) is not simulated
     again by the second round, which runs each list under the rules it has
     not run with; and every list policy runs under all three rules."""
     from opt_sched.exact.hpc_io.earliest import IO_RULES
