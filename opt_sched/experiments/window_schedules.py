@@ -17,13 +17,15 @@ reservations (:func:`opt_sched.exact.hpc_io.earliest.simulate`):
   its deadlines in), each strict (no job passes an earlier one), greedy
   (any job that fits starts), EASY (backfilling with the true lengths) and
   clairvoyant EASY (the head may be a job not released yet), the I/O
-  served first come;
+  served first come (a first try, :data:`FIRST_TRIES`, may name another
+  rule);
 - each of those again, best first while the time lasts (each distinct
-  order and mode simulated once), with the ``short-wait`` I/O rule (the
+  order, mode and I/O rule simulated once), with the I/O rules it has not
+  run with: first come, the ``short-wait`` I/O rule (the
   shortest ready operation first, the node left idle for a short operation
-  about to be ready) and with the ``reserve`` rule (I/O backfilling: the
+  about to be ready) and the ``reserve`` rule (I/O backfilling: the
   operation of the best-ranked job first, another only if it ends before
-  every better-ranked job's next operation is ready), both in
+  every better-ranked job's next operation is ready), all in
   :func:`opt_sched.exact.hpc_io.earliest.simulate`. All of them, not the
   first-come best few: the first come ranking is a poor guide to the
   others. On KTH-SP2 window 11968:40 (conservative, mean flow time) the
@@ -50,7 +52,7 @@ The list policies stop once the schedule side's time is spent, the one
 running then too (the left shift and one list policy always run, to their
 end): on a window of a thousand jobs (FCFS's queue), one simulation takes
 seconds. So the objective's own tries (:data:`FIRST_TRIES`: lists in
-given modes) go first, and may take the local search's time (there a
+given modes and I/O rules) go first, and may take the local search's time (there a
 search trial is one simulation), then every other list in every mode.
 :func:`best_heuristic` returns the best for one objective.
 """
