@@ -207,15 +207,14 @@ def test_list_stage_stops_at_its_time_and_keeps_the_left_shift() -> None:
     simulation takes seconds), the heuristic is the online schedule's left
     shift or the one list policy that always runs (the objective's first
     try), improved only by the local search, and still valid."""
-    from opt_sched.experiments.window_schedules import FIRST_TRIES
+    from opt_sched.experiments.window_schedules import FIRST_TRIES, list_label
 
     instance = seeded_instance(1, 12)
     window = extract_window(instance, replay(instance, "easy"), 3, 9)
     for objective in WINDOW_OBJECTIVES:
         none = best_heuristic(window, objective, search_seconds=0.0, list_seconds=0.0)
-        first, mode, rule = FIRST_TRIES.get(objective, (("fcfs", "strict", "fifo"),))[0]
-        label = f"{first}-{mode}" + ("" if rule == "fifo" else f"-{rule}")
-        assert none.name in ("online-left-shift", label), none.name
+        first = FIRST_TRIES.get(objective, (("fcfs", "strict", "fifo"),))[0]
+        assert none.name in ("online-left-shift", list_label(*first)), none.name
         assert_feasible(*window.with_running(none.schedule))
         full = best_heuristic(window, objective, search_seconds=0.0)
         assert full.name != none.name  # here a list policy beats the left shift
@@ -299,7 +298,7 @@ def test_the_first_tries_take_the_local_searchs_time(monkeypatch) -> None:
     lengths = [job.length(window.instance.bandwidth_of(job)) for job in jobs]
     lists = {name: sorted(range(len(jobs)), key=key) for name, key
              in window_schedules._priorities(window, lengths).items()}
-    tries = []  # each (order, mode) once: lists often agree on 9 jobs
+    tries = []  # each (order, mode, rule) once: lists often agree on 9 jobs
     for name, mode, rule in window_schedules.FIRST_TRIES["mean-flow-time"]:
         if name in lists and (lists[name], mode, rule) not in tries:
             tries.append((lists[name], mode, rule))

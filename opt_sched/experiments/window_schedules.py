@@ -52,8 +52,9 @@ The list policies stop once the schedule side's time is spent, the one
 running then too (the left shift and one list policy always run, to their
 end): on a window of a thousand jobs (FCFS's queue), one simulation takes
 seconds. So the objective's own tries (:data:`FIRST_TRIES`: lists in
-given modes and I/O rules) go first, and may take the local search's time (there a
-search trial is one simulation), then every other list in every mode.
+given modes and I/O rules) go first, and may take the local search's time
+(there a search trial is one simulation), then every other list in every
+mode.
 :func:`best_heuristic` returns the best for one objective.
 """
 
@@ -81,7 +82,7 @@ from .window_instance import Window
 
 __all__ = ["DEADLINE_FACTORS", "FIRST_MODES", "FIRST_TRIES", "LOCAL_SEARCH_STARTS",
            "SECOND_IO_RULES", "STRETCH_MOVE_WEIGHTS", "Candidate", "best_heuristic",
-           "search_key", "timing_value"]
+           "list_label", "search_key", "timing_value"]
 
 SECOND_IO_RULES = ("short-wait", "reserve")
 """The I/O rules (:data:`~opt_sched.exact.hpc_io.earliest.IO_RULES`) the
@@ -133,6 +134,12 @@ LPT strictly ``short-wait`` took the first-come lists' time: on 21 of the
 better on 9; after the two first-come tries, better on 8 and worse on 1
 (8560:40, +8.5 %: the widest first EASY, now eighth, did not run). An
 objective without an entry keeps the order of :func:`best_heuristic`."""
+
+def list_label(name: str, mode: str, io_rule: str = "fifo") -> str:
+    """The name of a list schedule in a candidate's ``name``:
+    ``"spt-easy"`` (first-come I/O), ``"spt-easy-reserve"``."""
+    return f"{name}-{mode}" if io_rule == "fifo" else f"{name}-{mode}-{io_rule}"
+
 
 DEADLINE_FACTORS = (1, 3, 10, 30, 100, 300, 1000)
 """``k`` of the stretch-deadline priorities ``r_i + k T_i``: a job of
@@ -370,8 +377,13 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
     tries_end = lists_end + search_seconds  # the first tries' end (docstring)
     simulated = set()  # priorities often agree (SPT and tight deadlines)
 
-    def labelled(base: str, rule: str) -> str:  # "spt-easy", "spt-easy-reserve"
-        return base if rule == "fifo" else f"{base}-{rule}"
+    def first_time(ranked: Sequence[int], mode: str, rule: str) -> bool:
+        """Whether this list, mode and I/O rule were not simulated yet (now
+        marked as simulated)."""
+        key = (tuple(ranked), mode, rule)
+        fresh = key not in simulated
+        simulated.add(key)
+        return fresh
 
     for k, (name, mode, rule) in enumerate(attempts):
         ranked = ranked_lists[name]
@@ -381,27 +393,24 @@ def best_heuristic(window: Window, objective: str, *, search_seconds: float = 2.
         listed = any(math.isfinite(x[0]) for x in tried)
         if listed and time.perf_counter() >= end:
             break
-        if (tuple(ranked), mode, rule) in simulated:
+        if not first_time(ranked, mode, rule):
             continue
-        simulated.add((tuple(ranked), mode, rule))
         value, timing = run(ranked, None, mode, rule,
                             deadline=end if listed else math.inf)
-        tried.append((value, f"{name}-{mode}", ranked, mode))
-        pool.append((labelled(f"{name}-{mode}", rule), value, timing, ranked, mode,
-                     rule))
+        tried.append((value, name, ranked, mode))
+        pool.append((list_label(name, mode, rule), value, timing, ranked, mode, rule))
     # every list again under the I/O rules it has not run with, best first
     # (module doc)
-    second = [(label, ranked, mode, rule)
-              for _, label, ranked, mode in sorted(tried, key=lambda x: x[0])
+    second = [(name, ranked, mode, rule)
+              for _, name, ranked, mode in sorted(tried, key=lambda x: x[0])
               for rule in ("fifo", *SECOND_IO_RULES)]
-    for label, ranked, mode, rule in second:
+    for name, ranked, mode, rule in second:
         if time.perf_counter() - began >= list_seconds:
             break
-        if (tuple(ranked), mode, rule) in simulated:
+        if not first_time(ranked, mode, rule):
             continue
-        simulated.add((tuple(ranked), mode, rule))
         value, timing = run(ranked, None, mode, rule, lists_end)
-        pool.append((labelled(label, rule), value, timing, ranked, mode, rule))
+        pool.append((list_label(name, mode, rule), value, timing, ranked, mode, rule))
     finished = [c for c in pool if c[2] is not None]
     if not finished:  # pragma: no cover - the left shift never deadlocks
         raise RuntimeError("no heuristic schedule of the window")
